@@ -1,0 +1,522 @@
+// libfloat/arith.hpp: IEEE 754-2019 operations on encodings of any lf::format.
+//
+// Each operation handles NaNs, infinities and zeros, builds the exact result (or an exact
+// significand plus a sticky bit) and leaves every rounding decision to detail::round_pack.
+// Functions here take the format at run time; lf::fp<F> (fp.hpp) wraps them with types.
+//
+// NaN rule (IEEE 754-2019 §6.2.3 leaves the choice open; this is x86 SSE's and TestFloat's):
+// an operation with NaN operands returns the first NaN operand, quieted; a signaling NaN operand
+// raises invalid. An invalid operation (∞-∞, 0*∞, 0/0, ∞/∞, sqrt(-x), rem(∞,y), rem(x,0)) returns
+// the format's default NaN (format::default_nan_bits) and raises invalid.
+#pragma once
+
+#include <cmath>
+#include <compare>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "detail/round.hpp"
+#include "format.hpp"
+#include "rounding.hpp"
+#include "status.hpp"
+
+namespace lf {
+
+using bits_t = std::uint64_t;
+
+namespace detail {
+
+constexpr bool daz(const env& e) { return e.policy.inputs == subnormal_inputs::treat_as_zero; }
+
+/// Quiets a NaN of format f (IEEE 754-2019 §6.2.1: the quiet bit is the fraction's msb).
+constexpr bits_t quiet(const format& f, bits_t a) { return f.kind == nonfinite::ieee ? a | f.quiet_bit() : a; }
+
+/// SoftFloat's propagateNaN for two operands, at least one of them a NaN.
+constexpr bits_t propagate_nan(const format& f, bits_t a, bits_t b, status& st) {
+  if (is_snan_bits(f, a) || is_snan_bits(f, b)) st |= status::invalid;
+  return quiet(f, is_nan_bits(f, a) ? a : b);
+}
+
+constexpr bits_t invalid_nan(const format& f, status& st) {
+  st |= status::invalid;
+  return f.default_nan_bits();
+}
+
+constexpr bits_t infinity(const format& f, bool negative) { return sign_bit(f, negative) | f.infinity_bits(); }
+
+/// Exact sum of two nonzero finite values x = sa*2^ea, y = sb*2^eb (sa, sb < 2^113): the result
+/// as {sig, exp, sticky} ready for round_pack, or sig == 0 && !sticky for an exact zero.
+struct exact_value {
+  bool negative;
+  int exp;
+  u128 sig;
+  bool sticky;
+};
+constexpr exact_value exact_add(bool na, int ea, u128 sa, bool nb, int eb, u128 sb) {
+  // Put both leading bits at bit 124. Inputs have at most 113 bits, so the low 12 bits of each
+  // are zero and a right shift by d <= 12 loses nothing; for d > 12 the result keeps >= 123 bits.
+  const int wa = bit_width(sa), wb = bit_width(sb);
+  sa <<= (125 - wa);
+  ea -= (125 - wa);
+  sb <<= (125 - wb);
+  eb -= (125 - wb);
+  if (ea < eb || (ea == eb && sa < sb)) {
+    std::swap(na, nb);
+    std::swap(ea, eb);
+    std::swap(sa, sb);
+  }
+  const int d = ea - eb;
+  bool sticky = false;
+  if (d >= 128) {
+    sticky = true;
+    sb = 0;
+  } else if (d > 0) {
+    sticky = (sb & ((u128{1} << d) - 1)) != 0;
+    sb >>= d;
+  }
+  if (na == nb) return {na, ea, sa + sb, sticky};
+  u128 diff = sa - sb;
+  if (sticky) diff -= 1;  // x - (y + δ), 0 < δ < 1: (diff - 1) + (1 - δ)
+  return {na, ea, diff, sticky};
+}
+
+constexpr bits_t round_exact(const format& f, const exact_value& x, const env& e, status& st) {
+  return round_pack(f, x.negative, x.exp, x.sig, x.sticky, e, st);
+}
+
+/// IEEE 754-2019 §6.3: an exact zero sum of opposite-signed operands is +0, or -0 when rounding
+/// downward.
+constexpr bool exact_zero_sum_sign(rounding mode) { return mode == rounding::downward; }
+
+constexpr u128 isqrt(u128 x) {
+  if (x == 0) return 0;
+  u128 r = 0;
+  if (!std::is_constant_evaluated()) {
+    r = static_cast<u128>(std::sqrt(static_cast<double>(x)));
+  } else {
+    // digit-by-digit
+    u128 bit = u128{1} << ((bit_width(x) - 1) & ~1);
+    u128 v = x;
+    while (bit != 0) {
+      if (v >= r + bit) {
+        v -= r + bit;
+        r = (r >> 1) + bit;
+      } else {
+        r >>= 1;
+      }
+      bit >>= 2;
+    }
+    return r;
+  }
+  while (r * r > x) --r;
+  while ((r + 1) * (r + 1) <= x) ++r;
+  return r;
+}
+
+}  // namespace detail
+
+// ---- sign operations (IEEE 754-2019 §5.5.1: quiet, bit-level, no flags) ---------------------
+
+constexpr bits_t neg(const format& f, bits_t a) { return a ^ f.sign_mask(); }
+constexpr bits_t abs(const format& f, bits_t a) { return a & ~f.sign_mask(); }
+constexpr bits_t copysign(const format& f, bits_t a, bits_t b) {
+  return (a & ~f.sign_mask()) | (b & f.sign_mask());
+}
+
+// ---- arithmetic --------------------------------------------------------------------------
+
+/// §5.4.1 addition, correctly rounded.
+constexpr bits_t add(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  using namespace detail;
+  const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
+  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
+  if (x.kind == kind::infinite || y.kind == kind::infinite) {
+    if (x.kind == kind::infinite && y.kind == kind::infinite && x.negative != y.negative) return invalid_nan(f, st);
+    return infinity(f, x.kind == kind::infinite ? x.negative : y.negative);
+  }
+  if (x.kind == kind::zero && y.kind == kind::zero)
+    return zero_bits(f, x.negative == y.negative ? x.negative : exact_zero_sum_sign(e.mode));
+  if (x.kind == kind::zero) return round_pack(f, y.negative, y.exp, y.sig, false, e, st);
+  if (y.kind == kind::zero) return round_pack(f, x.negative, x.exp, x.sig, false, e, st);
+  const exact_value s = exact_add(x.negative, x.exp, x.sig, y.negative, y.exp, y.sig);
+  if (s.sig == 0 && !s.sticky) return zero_bits(f, exact_zero_sum_sign(e.mode));
+  return round_exact(f, s, e, st);
+}
+
+/// §5.4.1 subtraction: a + (-b), except that a NaN b keeps its sign.
+constexpr bits_t sub(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  if (detail::is_nan_bits(f, b)) return add(f, a, b, e, st);
+  return add(f, a, neg(f, b), e, st);
+}
+
+/// §5.4.1 multiplication, correctly rounded.
+constexpr bits_t mul(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  using namespace detail;
+  const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
+  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
+  const bool negative = x.negative != y.negative;
+  if (x.kind == kind::infinite || y.kind == kind::infinite) {
+    if (x.kind == kind::zero || y.kind == kind::zero) return invalid_nan(f, st);
+    return infinity(f, negative);
+  }
+  if (x.kind == kind::zero || y.kind == kind::zero) return zero_bits(f, negative);
+  return round_pack(f, negative, x.exp + y.exp, u128{x.sig} * y.sig, false, e, st);
+}
+
+/// §5.4.1 division, correctly rounded. Finite / 0 raises divide_by_zero (§7.3).
+constexpr bits_t div(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  using namespace detail;
+  const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
+  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
+  const bool negative = x.negative != y.negative;
+  if (x.kind == kind::infinite) {
+    if (y.kind == kind::infinite) return invalid_nan(f, st);
+    return infinity(f, negative);
+  }
+  if (y.kind == kind::infinite) return zero_bits(f, negative);
+  if (y.kind == kind::zero) {
+    if (x.kind == kind::zero) return invalid_nan(f, st);
+    st |= status::divide_by_zero;
+    return infinity(f, negative);
+  }
+  if (x.kind == kind::zero) return zero_bits(f, negative);
+  // Quotient with at least p + 2 bits; the remainder is the sticky part.
+  const int wa = std::bit_width(x.sig), wb = std::bit_width(y.sig);
+  int s = f.precision + 2 + wb - wa + 1;
+  if (s < 0) s = 0;
+  const u128 num = u128{x.sig} << s;
+  const u128 quo = num / y.sig;
+  const bool sticky = num % y.sig != 0;
+  return round_pack(f, negative, x.exp - y.exp - s, quo, sticky, e, st);
+}
+
+/// §5.4.1 squareRoot, correctly rounded; sqrt(-0) = -0, sqrt(x < 0) is invalid.
+constexpr bits_t sqrt(const format& f, bits_t a, const env& e, status& st) {
+  using namespace detail;
+  const unpacked x = unpack(f, a, daz(e));
+  if (x.is_nan()) return propagate_nan(f, a, a, st);
+  if (x.kind == kind::zero) return zero_bits(f, x.negative);
+  if (x.negative) return invalid_nan(f, st);
+  if (x.kind == kind::infinite) return a;
+  u128 sig = x.sig;
+  int exp = x.exp;
+  if (exp & 1) {
+    sig <<= 1;
+    --exp;
+  }
+  // Radicand with at least 2(p + 2) bits, shifted by an even amount.
+  const int need = 2 * (f.precision + 2) - bit_width(sig);
+  const int shift = need > 0 ? (need + 1) & ~1 : 0;
+  sig <<= shift;
+  exp -= shift;
+  const u128 root = isqrt(sig);
+  return round_pack(f, false, exp / 2, root, root * root != sig, e, st);
+}
+
+/// §5.4.1 fusedMultiplyAdd: a*b + c with one rounding. Invalid for ∞*0 (even when c is a quiet
+/// NaN, as SoftFloat does) and for ∞ - ∞.
+constexpr bits_t fma(const format& f, bits_t a, bits_t b, bits_t c, const env& e, status& st) {
+  using namespace detail;
+  const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e)), z = unpack(f, c, daz(e));
+  if (x.is_nan() || y.is_nan()) {
+    const bits_t r = propagate_nan(f, a, b, st);
+    if (z.kind == kind::signaling_nan) st |= status::invalid;
+    return r;
+  }
+  const bool pneg = x.negative != y.negative;
+  const bool pinf = x.kind == kind::infinite || y.kind == kind::infinite;
+  const bool pzero = x.kind == kind::zero || y.kind == kind::zero;
+  if (pinf && pzero) {
+    if (z.kind == kind::signaling_nan) st |= status::invalid;
+    return invalid_nan(f, st);
+  }
+  if (z.is_nan()) return propagate_nan(f, c, c, st);
+  if (pinf) {
+    if (z.kind == kind::infinite && z.negative != pneg) return invalid_nan(f, st);
+    return infinity(f, pneg);
+  }
+  if (z.kind == kind::infinite) return c;
+  if (pzero) {
+    if (z.kind == kind::zero) return zero_bits(f, z.negative == pneg ? pneg : exact_zero_sum_sign(e.mode));
+    return round_pack(f, z.negative, z.exp, z.sig, false, e, st);
+  }
+  const u128 prod = u128{x.sig} * y.sig;
+  if (z.kind == kind::zero) return round_pack(f, pneg, x.exp + y.exp, prod, false, e, st);
+  const exact_value s = exact_add(pneg, x.exp + y.exp, prod, z.negative, z.exp, z.sig);
+  if (s.sig == 0 && !s.sticky) return zero_bits(f, exact_zero_sum_sign(e.mode));
+  return round_exact(f, s, e, st);
+}
+
+/// §5.3.1 remainder: a - n*b with n the integer nearest a/b (ties to even). Always exact; the
+/// rounding direction is not used. rem(±∞, b) and rem(a, 0) are invalid; rem(a, ±∞) = a.
+constexpr bits_t rem(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  using namespace detail;
+  const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
+  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
+  if (x.kind == kind::infinite || y.kind == kind::zero) return invalid_nan(f, st);
+  if (x.kind == kind::zero) return zero_bits(f, x.negative);
+  if (y.kind == kind::infinite) return round_pack(f, x.negative, x.exp, x.sig, false, e, st);
+  // |x| = X * 2^m, |y| = Y * 2^m on a common grid m = min(ex, ey).
+  const int Ex = x.exp + std::bit_width(x.sig), Ey = y.exp + std::bit_width(y.sig);
+  if (Ex < Ey - 1) return round_pack(f, x.negative, x.exp, x.sig, false, e, st);  // |x| < |y|/2
+  u128 R, Y;
+  bool q_odd;
+  int m;
+  if (x.exp >= y.exp) {
+    // R = (sx * 2^(ex-ey)) mod sy, reducing up to 64 bits of the shift at a time.
+    m = y.exp;
+    Y = y.sig;
+    R = x.sig % Y;
+    u128 q = x.sig / Y;
+    int left = x.exp - y.exp;
+    while (left > 0) {
+      const int k = left > 64 ? 64 : left;
+      const u128 t = R << k;
+      q = t / Y;
+      R = t % Y;
+      left -= k;
+    }
+    q_odd = (q & 1) != 0;
+  } else {
+    m = x.exp;
+    Y = u128{y.sig} << (y.exp - x.exp);  // small shift: |x| >= |y|/2 bounds it
+    R = u128{x.sig} % Y;
+    q_odd = ((u128{x.sig} / Y) & 1) != 0;
+  }
+  // n = q or q + 1: pick the nearer, ties to even.
+  bool negative = x.negative;
+  u128 r = R;
+  if (2 * R > Y || (2 * R == Y && q_odd)) {
+    r = Y - R;
+    negative = !negative;
+  }
+  if (r == 0) return zero_bits(f, x.negative);
+  return round_pack(f, negative, m, r, false, e, st);
+}
+
+/// §5.3.1 roundToIntegral: rounds to an integral value in the format under e.mode.
+/// With exact = true it is roundToIntegralExact and raises inexact when the value changes.
+constexpr bits_t round_to_integral(const format& f, bits_t a, const env& e, bool exact, status& st) {
+  using namespace detail;
+  const unpacked x = unpack(f, a, daz(e));
+  if (x.is_nan()) return propagate_nan(f, a, a, st);
+  if (x.kind == kind::infinite) return a;
+  if (x.kind == kind::zero) return zero_bits(f, x.negative);
+  if (x.exp >= 0) return a;
+  const integer_rounding r = round_integer(x.negative, x.exp, x.sig, e.mode, e.random);
+  if (r.inexact && exact) st |= status::inexact;
+  if (r.magnitude == 0) return zero_bits(f, x.negative);
+  status ignored{};
+  return round_pack(f, x.negative, 0, r.magnitude, false, e, ignored);  // integral, so exact
+}
+
+// ---- conversions ------------------------------------------------------------------------
+
+/// §5.4.2 convertFormat: from format `from` to format `to`, correctly rounded. NaN payloads keep
+/// their leading bits (SoftFloat's rule), are quieted, and a signaling NaN raises invalid.
+/// Infinity into a format without one gives NaN and invalid, or max finite under saturation.
+constexpr bits_t convert(const format& to, const format& from, bits_t a, const env& e, status& st) {
+  using namespace detail;
+  const unpacked x = unpack(from, a, daz(e));
+  switch (x.kind) {
+    case kind::signaling_nan:
+      st |= status::invalid;
+      [[fallthrough]];
+    case kind::quiet_nan: {
+      if (to.kind == nonfinite::nan_only) return sign_bit(to, x.negative) | to.infinity_bits();
+      // payload aligned at the top of the fraction field
+      const int fb = from.fraction_bits(), tb = to.fraction_bits();
+      const bits_t payload = fb >= tb ? x.sig >> (fb - tb) : x.sig << (tb - fb);
+      return sign_bit(to, x.negative) | to.exponent_mask() | to.quiet_bit() | (payload & to.fraction_mask());
+    }
+    case kind::infinite:
+      if (e.policy.overflow == overflow_policy::saturate) return sign_bit(to, x.negative) | to.max_finite_bits();
+      if (!to.has_infinity()) return sign_bit(to, x.negative) | (invalid_nan(to, st) & ~to.sign_mask());
+      return infinity(to, x.negative);
+    case kind::zero: return zero_bits(to, x.negative);
+    case kind::finite: break;
+  }
+  return round_pack(to, x.negative, x.exp, x.sig, false, e, st);
+}
+
+/// §5.4.1 convertFromInt: any integer type, correctly rounded.
+template <std::integral I>
+constexpr bits_t from_int(const format& f, I v, const env& e, status& st) {
+  using U = std::make_unsigned_t<I>;
+  const bool negative = v < 0;
+  const U mag = negative ? static_cast<U>(U{0} - static_cast<U>(v)) : static_cast<U>(v);
+  return detail::round_pack(f, negative, 0, detail::u128{mag}, false, e, st);
+}
+
+/// §5.8 convertToInteger: rounds under e.mode to the integer type I. NaN, infinity and
+/// out-of-range values raise invalid (and only invalid) and give x86's "integer indefinite":
+/// the most negative value for signed I, all ones for unsigned I. With exact = true
+/// (convertToIntegerExact) an inexact in-range conversion raises inexact.
+template <std::integral I>
+constexpr I to_int(const format& f, bits_t a, const env& e, bool exact, status& st) {
+  using namespace detail;
+  const I indefinite = std::is_signed_v<I> ? std::numeric_limits<I>::min() : std::numeric_limits<I>::max();
+  const unpacked x = unpack(f, a, daz(e));
+  if (x.is_nan() || x.kind == kind::infinite) {
+    st |= status::invalid;
+    return indefinite;
+  }
+  if (x.kind == kind::zero) return 0;
+  const integer_rounding r = round_integer(x.negative, x.exp, x.sig, e.mode, e.random);
+  using U = std::make_unsigned_t<I>;
+  const u128 limit = std::is_signed_v<I> ? (x.negative ? u128{U{1} << (sizeof(I) * 8 - 1)}
+                                                      : u128{std::numeric_limits<I>::max()})
+                                         : (x.negative ? u128{0} : u128{std::numeric_limits<U>::max()});
+  if (r.too_large || r.magnitude > limit) {
+    st |= status::invalid;
+    return indefinite;
+  }
+  if (r.inexact && exact) st |= status::inexact;
+  const U mag = static_cast<U>(r.magnitude);
+  return x.negative ? static_cast<I>(U{0} - mag) : static_cast<I>(mag);
+}
+
+// ---- comparisons (§5.11) -----------------------------------------------------------------
+
+/// The four-way relation of §5.11 (NaN operands compare unordered). Flags: a signaling NaN
+/// raises invalid; with `signaling` any NaN does (the comparisons listed as signaling in §5.6.1).
+constexpr std::partial_ordering compare(const format& f, bits_t a, bits_t b, bool signaling, status& st,
+                                        bool daz = false) {
+  using namespace detail;
+  const unpacked x = unpack(f, a, daz), y = unpack(f, b, daz);
+  if (x.is_nan() || y.is_nan()) {
+    if (signaling || x.kind == kind::signaling_nan || y.kind == kind::signaling_nan) st |= status::invalid;
+    return std::partial_ordering::unordered;
+  }
+  // Map to a totally ordered integer: zeros (both signs, and DAZ'd subnormals) to 0.
+  auto key = [&](const unpacked& u, bits_t bitsv) -> std::int64_t {
+    if (u.kind == kind::zero) return 0;
+    const auto mag = static_cast<std::int64_t>(bitsv & ~f.sign_mask() & f.encoding_mask());
+    return u.negative ? -mag : mag;
+  };
+  const std::int64_t ka = key(x, a), kb = key(y, b);
+  return ka <=> kb;
+}
+
+constexpr bool eq(const format& f, bits_t a, bits_t b, status& st, bool daz = false) {
+  return compare(f, a, b, false, st, daz) == std::partial_ordering::equivalent;
+}
+constexpr bool eq_signaling(const format& f, bits_t a, bits_t b, status& st, bool daz = false) {
+  return compare(f, a, b, true, st, daz) == std::partial_ordering::equivalent;
+}
+constexpr bool le(const format& f, bits_t a, bits_t b, status& st, bool daz = false) {
+  const auto o = compare(f, a, b, true, st, daz);
+  return o == std::partial_ordering::less || o == std::partial_ordering::equivalent;
+}
+constexpr bool lt(const format& f, bits_t a, bits_t b, status& st, bool daz = false) {
+  return compare(f, a, b, true, st, daz) == std::partial_ordering::less;
+}
+constexpr bool le_quiet(const format& f, bits_t a, bits_t b, status& st, bool daz = false) {
+  const auto o = compare(f, a, b, false, st, daz);
+  return o == std::partial_ordering::less || o == std::partial_ordering::equivalent;
+}
+constexpr bool lt_quiet(const format& f, bits_t a, bits_t b, status& st, bool daz = false) {
+  return compare(f, a, b, false, st, daz) == std::partial_ordering::less;
+}
+
+// ---- minimum / maximum (IEEE 754-2019 §9.6) -----------------------------------------------
+
+namespace detail {
+/// Shared by the four §9.6 operations. `number` selects the *Number variants (a NaN operand
+/// loses to a number); `want_max` picks the larger. -0 is less than +0 in all four.
+constexpr bits_t min_max(const format& f, bits_t a, bits_t b, bool want_max, bool number, status& st) {
+  const bool na = is_nan_bits(f, a), nb = is_nan_bits(f, b);
+  if (na || nb) {
+    if (is_snan_bits(f, a) || is_snan_bits(f, b)) st |= status::invalid;
+    if (number && !(na && nb)) return na ? b : a;
+    return quiet(f, na ? a : b);
+  }
+  status ignored{};
+  const auto o = compare(f, a, b, false, ignored);
+  if (o == std::partial_ordering::equivalent) {  // equal values: only ±0 differ, by sign
+    const bool a_neg = (a & f.sign_mask()) != 0;
+    return (a_neg == want_max) ? b : a;
+  }
+  const bool a_less = o == std::partial_ordering::less;
+  return (a_less != want_max) ? a : b;
+}
+}  // namespace detail
+
+constexpr bits_t minimum(const format& f, bits_t a, bits_t b, status& st) { return detail::min_max(f, a, b, false, false, st); }
+constexpr bits_t maximum(const format& f, bits_t a, bits_t b, status& st) { return detail::min_max(f, a, b, true, false, st); }
+constexpr bits_t minimum_number(const format& f, bits_t a, bits_t b, status& st) { return detail::min_max(f, a, b, false, true, st); }
+constexpr bits_t maximum_number(const format& f, bits_t a, bits_t b, status& st) { return detail::min_max(f, a, b, true, true, st); }
+
+// ---- classification and neighbours (§5.7.2, §5.3.1) ---------------------------------------
+
+/// §5.7.2 class().
+enum class fp_class : std::uint8_t {
+  signaling_nan, quiet_nan,
+  negative_infinity, negative_normal, negative_subnormal, negative_zero,
+  positive_zero, positive_subnormal, positive_normal, positive_infinity,
+};
+
+constexpr fp_class classify(const format& f, bits_t a) {
+  if (detail::is_nan_bits(f, a)) return detail::is_snan_bits(f, a) ? fp_class::signaling_nan : fp_class::quiet_nan;
+  const bool n = (a & f.sign_mask()) != 0;
+  const bits_t mag = a & ~f.sign_mask() & f.encoding_mask();
+  if (f.kind == nonfinite::ieee && mag == f.exponent_mask()) return n ? fp_class::negative_infinity : fp_class::positive_infinity;
+  if (mag == 0) return n ? fp_class::negative_zero : fp_class::positive_zero;
+  if ((mag & f.exponent_mask()) == 0) return n ? fp_class::negative_subnormal : fp_class::positive_subnormal;
+  return n ? fp_class::negative_normal : fp_class::positive_normal;
+}
+
+constexpr std::string_view class_name(fp_class c) {
+  switch (c) {
+    case fp_class::signaling_nan: return "signaling NaN";
+    case fp_class::quiet_nan: return "quiet NaN";
+    case fp_class::negative_infinity: return "negative infinity";
+    case fp_class::negative_normal: return "negative normal";
+    case fp_class::negative_subnormal: return "negative subnormal";
+    case fp_class::negative_zero: return "negative zero";
+    case fp_class::positive_zero: return "positive zero";
+    case fp_class::positive_subnormal: return "positive subnormal";
+    case fp_class::positive_normal: return "positive normal";
+    case fp_class::positive_infinity: return "positive infinity";
+  }
+  return "?";
+}
+
+/// §5.3.1 nextUp: the least value greater than a. nextUp(-min subnormal) = -0; a NaN is
+/// returned quieted (invalid if signaling). A format without infinity has nothing above max
+/// finite: nextUp(max) gives its NaN.
+constexpr bits_t next_up(const format& f, bits_t a, status& st) {
+  if (detail::is_nan_bits(f, a)) return detail::propagate_nan(f, a, a, st);
+  const bits_t mag = a & ~f.sign_mask() & f.encoding_mask();
+  const bool n = (a & f.sign_mask()) != 0;
+  if (mag == 0) return f.min_subnormal_bits();
+  if (!n) {
+    if (f.kind == nonfinite::ieee && mag == f.exponent_mask()) return a;  // +inf
+    return a + 1;  // max finite + 1 is +inf (IEEE) or the NaN slot (nan_only)
+  }
+  if (f.kind == nonfinite::ieee && mag == f.exponent_mask()) return f.sign_mask() | f.max_finite_bits();
+  return mag == 1 ? f.sign_mask() : a - 1;
+}
+
+/// §5.3.1 nextDown(a) = -nextUp(-a).
+constexpr bits_t next_down(const format& f, bits_t a, status& st) {
+  if (detail::is_nan_bits(f, a)) return detail::propagate_nan(f, a, a, st);
+  return neg(f, next_up(f, neg(f, a), st));
+}
+
+/// The unit in the last place of a finite a, as a positive encoding of the same format:
+/// 2^(max(e, emin) - p + 1) where e is a's exponent. ulp(±∞) = +∞; NaN gives NaN.
+constexpr bits_t ulp(const format& f, bits_t a) {
+  if (detail::is_nan_bits(f, a)) return detail::quiet(f, a);
+  const detail::unpacked x = detail::unpack(f, a);
+  if (x.kind == detail::kind::infinite) return f.infinity_bits();
+  const bits_t biased = (a & f.exponent_mask()) >> f.fraction_bits();
+  const int e = biased == 0 ? f.emin() : static_cast<int>(biased) - f.bias();
+  const int ulp_exp = e - f.fraction_bits();
+  status ignored{};
+  return detail::round_pack(f, false, ulp_exp, 1, false, env{}, ignored);  // a power of two >= min subnormal: exact
+}
+
+}  // namespace lf

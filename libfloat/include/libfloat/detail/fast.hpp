@@ -1,0 +1,58 @@
+// libfloat/detail/fast.hpp: fast paths that are bit-identical to the core (DESIGN.md decision 4).
+//
+// - Widening binary16 / bfloat16 to binary32 is exact (pure bit manipulation).
+// - Narrowing binary32 to binary16 / bfloat16 under roundTiesToEven, without flags. These are the
+//   integer formulations of round_pack for one fixed format and mode; tests/test_fast_paths.cpp
+//   compares them with the core for all 2^32 binary32 inputs.
+// - A binary16 or bfloat16 +, -, *, / computed in binary32 and then narrowed is correctly rounded:
+//   binary32 has p = 24 >= 2p + 2 for both (Figueroa, "When is double rounding innocuous?", 1995),
+//   and its exponent range holds every exact result's magnitude. The exhaustive tests check every
+//   operand pair against an independent oracle.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+
+namespace lf::detail {
+
+constexpr std::uint32_t f16_to_f32_bits(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  std::uint32_t e = (h >> 10) & 0x1Fu;
+  std::uint32_t m = h & 0x3FFu;
+  if (e == 0x1F) return sign | 0x7F800000u | (m << 13);  // inf, NaN (payload kept)
+  if (e == 0) {
+    if (m == 0) return sign;
+    // subnormal m * 2^-24: normalise so that bit 10 is the hidden bit
+    const int s = 11 - std::bit_width(m);
+    m = (m << s) & 0x3FFu;
+    e = static_cast<std::uint32_t>(1 - s);
+  }
+  return sign | ((e + 112u) << 23) | (m << 13);  // rebias 15 -> 127
+}
+
+constexpr std::uint16_t f32_to_f16_bits_rne(std::uint32_t x) {
+  const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  const std::uint32_t a = x & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u | ((a >> 13) & 0x3FFu));  // quiet NaN
+  if (a >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // >= 65520 (= 65504 + ulp/2): inf
+  if (a >= 0x38800000u) {                                                     // >= 2^-14: normal result
+    const std::uint32_t r = a + 0x0FFFu + ((a >> 13) & 1u);                   // ties to even at bit 13
+    return static_cast<std::uint16_t>(sign | ((r - (112u << 23)) >> 13));
+  }
+  const std::uint32_t e = a >> 23;
+  if (e < 102) return sign;  // |x| < 2^-25: below half the smallest subnormal (or exactly 2^-25? no: e=102)
+  const std::uint32_t m = (a & 0x7FFFFFu) | 0x800000u;  // |x| = m * 2^(e - 150); result unit 2^-24
+  const std::uint32_t s = 126 - e;                       // 14..24
+  const std::uint32_t kept = m >> s, rem = m & ((1u << s) - 1), half = 1u << (s - 1);
+  const std::uint32_t r = kept + ((rem > half || (rem == half && (kept & 1u))) ? 1u : 0u);
+  return static_cast<std::uint16_t>(sign | r);
+}
+
+constexpr std::uint32_t bf16_to_f32_bits(std::uint16_t h) { return static_cast<std::uint32_t>(h) << 16; }
+
+constexpr std::uint16_t f32_to_bf16_bits_rne(std::uint32_t x) {
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((x >> 16) | 0x0040u);  // quiet NaN
+  return static_cast<std::uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);  // ties to even; carries into inf
+}
+
+}  // namespace lf::detail

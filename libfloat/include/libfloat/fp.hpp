@@ -1,0 +1,343 @@
+// libfloat/fp.hpp: lf::fp<F>, a value of format F that behaves like a hardware number of that
+// format, plus typed free functions that take an explicit rounding and report flags.
+#pragma once
+
+#include <bit>
+#include <compare>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <type_traits>
+
+#include "arith.hpp"
+#include "detail/fast.hpp"
+#include "format.hpp"
+#include "status.hpp"
+
+namespace lf {
+
+namespace detail {
+template <int Bits>
+using storage_for = std::conditional_t<
+    (Bits <= 8), std::uint8_t,
+    std::conditional_t<(Bits <= 16), std::uint16_t, std::conditional_t<(Bits <= 32), std::uint32_t, std::uint64_t>>>;
+
+constexpr void report(status* out, status s) {
+  if (out) *out |= s;
+}
+}  // namespace detail
+
+/// A number in format F. Construction from float or double rounds to nearest even (like a
+/// hardware cast); conversion back is explicit and exact for every format that fits binary64
+/// (and binary32 for formats inside binary32). Operators round to nearest even and raise no
+/// flags; use the free functions (lf::add, ...) for other directions, policies and flags.
+///
+/// For binary32 and binary64 the operators are the hardware's, so they follow the thread's
+/// floating-point environment; every other format is computed by the library.
+template <format F>
+  requires(F.valid())
+class fp {
+ public:
+  using storage_type = detail::storage_for<F.bits()>;
+  static constexpr lf::format fmt = F;
+
+  constexpr fp() = default;  ///< +0
+  constexpr fp(float v) : bits_(from_float(v)) {}  // NOLINT: implicit, like a hardware conversion
+  constexpr fp(double v) : bits_(from_double(v)) {}  // NOLINT
+  template <std::integral I>
+  constexpr fp(I v) {  // NOLINT: integers convert like a hardware cast (nearest even)
+    status ignored{};
+    bits_ = static_cast<storage_type>(from_int(F, v, env{}, ignored));
+  }
+
+  static constexpr fp from_bits(storage_type b) {
+    fp r;
+    r.bits_ = static_cast<storage_type>(b & F.encoding_mask());
+    return r;
+  }
+  constexpr storage_type bits() const { return bits_; }
+
+  /// Exact when F's values are all binary32 values (p <= 24 and emin >= -126, emax <= 127);
+  /// otherwise rounded to nearest even.
+  explicit constexpr operator float() const {
+    if constexpr (F == binary16) return std::bit_cast<float>(detail::f16_to_f32_bits(bits_));
+    else if constexpr (F == bfloat16) return std::bit_cast<float>(detail::bf16_to_f32_bits(bits_));
+    else if constexpr (F == binary32) return std::bit_cast<float>(bits_);
+    else {
+      status ignored{};
+      return std::bit_cast<float>(static_cast<std::uint32_t>(convert(binary32, F, bits_, env{}, ignored)));
+    }
+  }
+  /// Exact for every format the library supports (all fit binary64).
+  explicit constexpr operator double() const {
+    if constexpr (F == binary64) return std::bit_cast<double>(static_cast<std::uint64_t>(bits_));
+    else if constexpr (F == binary16 || F == bfloat16 || F == binary32) return static_cast<double>(static_cast<float>(*this));
+    else {
+      status ignored{};
+      return std::bit_cast<double>(convert(binary64, F, bits_, env{}, ignored));
+    }
+  }
+
+  constexpr fp operator-() const { return from_bits(static_cast<storage_type>(bits_ ^ F.sign_mask())); }
+  constexpr fp operator+() const { return *this; }
+
+  friend constexpr fp operator+(fp a, fp b) { return a.binary_op<op::add>(b); }
+  friend constexpr fp operator-(fp a, fp b) { return a.binary_op<op::sub>(b); }
+  friend constexpr fp operator*(fp a, fp b) { return a.binary_op<op::mul>(b); }
+  friend constexpr fp operator/(fp a, fp b) { return a.binary_op<op::div>(b); }
+  constexpr fp& operator+=(fp b) { return *this = *this + b; }
+  constexpr fp& operator-=(fp b) { return *this = *this - b; }
+  constexpr fp& operator*=(fp b) { return *this = *this * b; }
+  constexpr fp& operator/=(fp b) { return *this = *this / b; }
+
+  /// IEEE equality (§5.11): NaN is unequal to everything, -0 == +0. Raises nothing.
+  friend constexpr bool operator==(fp a, fp b) {
+    status ignored{};
+    return eq(F, a.bits_, b.bits_, ignored);
+  }
+  friend constexpr std::partial_ordering operator<=>(fp a, fp b) {
+    status ignored{};
+    return compare(F, a.bits_, b.bits_, false, ignored);
+  }
+
+ private:
+  enum class op { add, sub, mul, div };
+  storage_type bits_ = 0;
+
+  template <op O, typename T>
+  static constexpr T apply(T x, T y) {
+    if constexpr (O == op::add) return x + y;
+    else if constexpr (O == op::sub) return x - y;
+    else if constexpr (O == op::mul) return x * y;
+    else return x / y;
+  }
+
+  template <op O>
+  constexpr fp binary_op(fp b) const {
+    if constexpr (F == binary16 || F == bfloat16 || F == binary32) {
+      // binary16/bfloat16: binary32 arithmetic then one narrowing is correctly rounded (fast.hpp).
+      return fp(apply<O>(static_cast<float>(*this), static_cast<float>(b)));
+    } else if constexpr (F == binary64) {
+      return fp(apply<O>(static_cast<double>(*this), static_cast<double>(b)));
+    } else {
+      status ignored{};
+      bits_t r{};
+      if constexpr (O == op::add) r = lf::add(F, bits_, b.bits_, env{}, ignored);
+      else if constexpr (O == op::sub) r = lf::sub(F, bits_, b.bits_, env{}, ignored);
+      else if constexpr (O == op::mul) r = lf::mul(F, bits_, b.bits_, env{}, ignored);
+      else r = lf::div(F, bits_, b.bits_, env{}, ignored);
+      return from_bits(static_cast<storage_type>(r));
+    }
+  }
+
+  static constexpr storage_type from_float(float v) {
+    if constexpr (F == binary16) return detail::f32_to_f16_bits_rne(std::bit_cast<std::uint32_t>(v));
+    else if constexpr (F == bfloat16) return detail::f32_to_bf16_bits_rne(std::bit_cast<std::uint32_t>(v));
+    else if constexpr (F == binary32) return std::bit_cast<std::uint32_t>(v);
+    else {
+      status ignored{};
+      return static_cast<storage_type>(convert(F, binary32, std::bit_cast<std::uint32_t>(v), env{}, ignored));
+    }
+  }
+  static constexpr storage_type from_double(double v) {
+    if constexpr (F == binary64) return std::bit_cast<std::uint64_t>(v);
+    else {
+      status ignored{};
+      return static_cast<storage_type>(convert(F, binary64, std::bit_cast<std::uint64_t>(v), env{}, ignored));
+    }
+  }
+};
+
+using fp16 = fp<binary16>;
+using bf16 = fp<bfloat16>;
+using fp32 = fp<binary32>;
+using fp64 = fp<binary64>;
+using tf32 = fp<tfloat32>;
+using fp8_e4m3 = fp<float8_e4m3fn>;
+using fp8_e5m2 = fp<float8_e5m2>;
+
+/// NVIDIA keeps TF32 in a 32-bit word in binary32 layout, low 13 bits ignored. These map between
+/// that word and lf::tf32 (truncating the ignored bits, as the tensor cores read them).
+constexpr tf32 tf32_from_binary32_word(std::uint32_t w) {
+  return tf32::from_bits(static_cast<std::uint32_t>(w >> 13));
+}
+constexpr std::uint32_t tf32_to_binary32_word(tf32 x) { return static_cast<std::uint32_t>(x.bits()) << 13; }
+
+// ---- typed free functions: explicit rounding / env, flags ORed into *st -------------------
+
+#define LIBFLOAT_TYPED_BINARY(name)                                                             \
+  template <format F>                                                                           \
+  constexpr fp<F> name(fp<F> a, fp<F> b, const env& e, status* st = nullptr) {                  \
+    status s{};                                                                                 \
+    const auto r = name(F, a.bits(), b.bits(), e, s);                                           \
+    detail::report(st, s);                                                                      \
+    return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));                     \
+  }                                                                                             \
+  template <format F>                                                                           \
+  constexpr fp<F> name(fp<F> a, fp<F> b, rounding r = rounding::nearest_even, status* st = nullptr) { \
+    return name(a, b, env{r}, st);                                                              \
+  }
+LIBFLOAT_TYPED_BINARY(add)
+LIBFLOAT_TYPED_BINARY(sub)
+LIBFLOAT_TYPED_BINARY(mul)
+LIBFLOAT_TYPED_BINARY(div)
+LIBFLOAT_TYPED_BINARY(rem)
+#undef LIBFLOAT_TYPED_BINARY
+
+template <format F>
+constexpr fp<F> sqrt(fp<F> a, const env& e, status* st = nullptr) {
+  status s{};
+  const auto r = sqrt(F, a.bits(), e, s);
+  detail::report(st, s);
+  return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));
+}
+template <format F>
+constexpr fp<F> sqrt(fp<F> a, rounding r = rounding::nearest_even, status* st = nullptr) {
+  return sqrt(a, env{r}, st);
+}
+
+template <format F>
+constexpr fp<F> fma(fp<F> a, fp<F> b, fp<F> c, const env& e, status* st = nullptr) {
+  status s{};
+  const auto r = fma(F, a.bits(), b.bits(), c.bits(), e, s);
+  detail::report(st, s);
+  return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));
+}
+template <format F>
+constexpr fp<F> fma(fp<F> a, fp<F> b, fp<F> c, rounding r = rounding::nearest_even, status* st = nullptr) {
+  return fma(a, b, c, env{r}, st);
+}
+
+/// roundToIntegral (exact = false) or roundToIntegralExact (exact = true).
+template <format F>
+constexpr fp<F> round_to_integral(fp<F> a, const env& e, bool exact = false, status* st = nullptr) {
+  status s{};
+  const auto r = round_to_integral(F, a.bits(), e, exact, s);
+  detail::report(st, s);
+  return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));
+}
+
+/// convertFormat to another format G.
+template <format G, format F>
+constexpr fp<G> convert(fp<F> a, const env& e = {}, status* st = nullptr) {
+  status s{};
+  const auto r = convert(G, F, a.bits(), e, s);
+  detail::report(st, s);
+  return fp<G>::from_bits(static_cast<typename fp<G>::storage_type>(r));
+}
+
+/// Correctly rounded conversion from float or double in any rounding and policy.
+template <format F, typename T>
+  requires(std::same_as<T, float> || std::same_as<T, double>)
+constexpr fp<F> from(T v, const env& e = {}, status* st = nullptr) {
+  constexpr format src = std::same_as<T, float> ? binary32 : binary64;
+  using U = std::conditional_t<std::same_as<T, float>, std::uint32_t, std::uint64_t>;
+  return convert<F, src>(fp<src>::from_bits(std::bit_cast<U>(v)), e, st);
+}
+
+/// convertToInteger(Exact) into I.
+template <std::integral I, format F>
+constexpr I to_integer(fp<F> a, const env& e = {}, bool exact = false, status* st = nullptr) {
+  status s{};
+  const I r = to_int<I>(F, a.bits(), e, exact, s);
+  detail::report(st, s);
+  return r;
+}
+
+template <format F> constexpr fp<F> abs(fp<F> a) { return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(abs(F, a.bits()))); }
+template <format F> constexpr fp<F> copysign(fp<F> a, fp<F> b) { return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(copysign(F, a.bits(), b.bits()))); }
+template <format F> constexpr fp_class classify(fp<F> a) { return classify(F, a.bits()); }
+template <format F> constexpr bool isnan(fp<F> a) { return detail::is_nan_bits(F, a.bits()); }
+template <format F> constexpr bool issignaling(fp<F> a) { return detail::is_snan_bits(F, a.bits()); }
+template <format F> constexpr fp<F> next_up(fp<F> a, status* st = nullptr) {
+  status s{};
+  const auto r = next_up(F, a.bits(), s);
+  detail::report(st, s);
+  return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));
+}
+template <format F> constexpr fp<F> next_down(fp<F> a, status* st = nullptr) {
+  status s{};
+  const auto r = next_down(F, a.bits(), s);
+  detail::report(st, s);
+  return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));
+}
+template <format F> constexpr fp<F> ulp(fp<F> a) { return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(ulp(F, a.bits()))); }
+
+#define LIBFLOAT_TYPED_MINMAX(name)                                          \
+  template <format F>                                                        \
+  constexpr fp<F> name(fp<F> a, fp<F> b, status* st = nullptr) {             \
+    status s{};                                                              \
+    const auto r = name(F, a.bits(), b.bits(), s);                           \
+    detail::report(st, s);                                                   \
+    return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));  \
+  }
+LIBFLOAT_TYPED_MINMAX(minimum)
+LIBFLOAT_TYPED_MINMAX(maximum)
+LIBFLOAT_TYPED_MINMAX(minimum_number)
+LIBFLOAT_TYPED_MINMAX(maximum_number)
+#undef LIBFLOAT_TYPED_MINMAX
+
+}  // namespace lf
+
+// ---- std::numeric_limits, generated from the format (never written per format) -----------
+
+template <lf::format F>
+class std::numeric_limits<lf::fp<F>> {
+  using T = lf::fp<F>;
+  using S = typename T::storage_type;
+  // floor(n * log10(2)) for |n| < 2^15, in integers: 30103 / 100000 is log10(2) to 5 digits.
+  static constexpr int floor_log10_pow2(int n) { return n >= 0 ? n * 30103 / 100000 : -((-n * 30103 + 99999) / 100000); }
+
+ public:
+  static constexpr bool is_specialized = true;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = false;
+  static constexpr bool has_infinity = F.has_infinity();
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_signaling_NaN = F.has_signaling_nan();
+  static constexpr std::float_denorm_style has_denorm = std::denorm_present;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr std::float_round_style round_style = std::round_to_nearest;
+  static constexpr bool is_iec559 = F.kind == lf::nonfinite::ieee;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr int digits = F.precision;
+  static constexpr int digits10 = floor_log10_pow2(F.precision - 1);
+  static constexpr int max_digits10 = floor_log10_pow2(F.precision) + 2;  // ceil(p log10 2) + 1
+  static constexpr int radix = 2;
+  static constexpr int min_exponent = F.emin() + 1;
+  static constexpr int min_exponent10 = -floor_log10_pow2(-F.emin());  // ceil(emin log10 2)
+  static constexpr int max_exponent = F.emax() + 1;
+  static constexpr int max_exponent10 = floor_log10_pow2(F.emax() + 1 - (F.kind == lf::nonfinite::nan_only ? 1 : 0));
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+
+  static constexpr T min() noexcept { return T::from_bits(static_cast<S>(F.min_normal_bits())); }
+  static constexpr T lowest() noexcept { return T::from_bits(static_cast<S>(F.sign_mask() | F.max_finite_bits())); }
+  static constexpr T max() noexcept { return T::from_bits(static_cast<S>(F.max_finite_bits())); }
+  /// 2^(1-p): the gap between 1 and the next value.
+  static constexpr T epsilon() noexcept {
+    lf::status ignored{};
+    return T::from_bits(static_cast<S>(lf::detail::round_pack(F, false, 1 - F.precision, 1, false, lf::env{}, ignored)));
+  }
+  static constexpr T round_error() noexcept { return T(0.5); }
+  /// +inf; a format without infinity returns its NaN (has_infinity is false).
+  static constexpr T infinity() noexcept { return T::from_bits(static_cast<S>(F.infinity_bits())); }
+  static constexpr T quiet_NaN() noexcept {
+    return T::from_bits(static_cast<S>(F.kind == lf::nonfinite::ieee ? F.exponent_mask() | F.quiet_bit() : F.infinity_bits()));
+  }
+  /// The signaling NaN with the smallest payload; where there is none, the quiet NaN.
+  static constexpr T signaling_NaN() noexcept {
+    return has_signaling_NaN ? T::from_bits(static_cast<S>(F.exponent_mask() | 1)) : quiet_NaN();
+  }
+  static constexpr T denorm_min() noexcept { return T::from_bits(static_cast<S>(F.min_subnormal_bits())); }
+};
+
+template <lf::format F>
+struct std::hash<lf::fp<F>> {
+  std::size_t operator()(const lf::fp<F>& x) const noexcept {
+    return std::hash<typename lf::fp<F>::storage_type>{}(x.bits());
+  }
+};

@@ -1,0 +1,10 @@
+// libfloat/libfloat.hpp: the umbrella header.
+#pragma once
+
+#include "arith.hpp"
+#include "format.hpp"
+#include "fp.hpp"
+#include "io.hpp"
+#include "rounding.hpp"
+#include "status.hpp"
+#include "version.hpp"
