@@ -34,7 +34,7 @@ constexpr bool daz(const env& e) { return e.policy.inputs == subnormal_inputs::t
 constexpr bits_t quiet(const format& f, bits_t a) { return f.kind == nonfinite::ieee ? a | f.quiet_bit() : a; }
 
 /// SoftFloat's propagateNaN for two operands, at least one of them a NaN.
-constexpr bits_t propagate_nan(const format& f, bits_t a, bits_t b, status& st) {
+LIBFLOAT_INLINE constexpr bits_t propagate_nan(const format& f, bits_t a, bits_t b, status& st) {
   if (is_snan_bits(f, a) || is_snan_bits(f, b)) st |= status::invalid;
   return quiet(f, is_nan_bits(f, a) ? a : b);
 }
@@ -48,20 +48,25 @@ constexpr bits_t infinity(const format& f, bool negative) { return sign_bit(f, n
 
 /// Exact sum of two nonzero finite values x = sa*2^ea, y = sb*2^eb (sa, sb < 2^113): the result
 /// as {sig, exp, sticky} ready for round_pack, or sig == 0 && !sticky for an exact zero.
+template <typename U>
 struct exact_value {
   bool negative;
   int exp;
-  u128 sig;
+  U sig;
   bool sticky;
 };
-constexpr exact_value exact_add(bool na, int ea, u128 sa, bool nb, int eb, u128 sb) {
-  // Put both leading bits at bit 124. Inputs have at most 113 bits, so the low 12 bits of each
-  // are zero and a right shift by d <= 12 loses nothing; for d > 12 the result keeps >= 123 bits.
+/// With W = 64 or 128 bits: both leading bits go to bit W - 4. Inputs have at most 2p bits
+/// (<= 48 for the 64-bit core, <= 106 for the 128-bit one), so at least 12 low bits of each are
+/// zero and a right shift by d <= 12 loses nothing; for d > 12 there is no cancellation beyond one
+/// bit and the result keeps >= W - 6 bits, far more than p + 2. Sums stay below 2^(W-2).
+template <typename U>
+LIBFLOAT_INLINE constexpr exact_value<U> exact_add(bool na, int ea, U sa, bool nb, int eb, U sb) {
+  constexpr int lead = width_of<U> - 3;  // width after normalising
   const int wa = bit_width(sa), wb = bit_width(sb);
-  sa <<= (125 - wa);
-  ea -= (125 - wa);
-  sb <<= (125 - wb);
-  eb -= (125 - wb);
+  sa <<= (lead - wa);
+  ea -= (lead - wa);
+  sb <<= (lead - wb);
+  eb -= (lead - wb);
   if (ea < eb || (ea == eb && sa < sb)) {
     std::swap(na, nb);
     std::swap(ea, eb);
@@ -69,20 +74,21 @@ constexpr exact_value exact_add(bool na, int ea, u128 sa, bool nb, int eb, u128 
   }
   const int d = ea - eb;
   bool sticky = false;
-  if (d >= 128) {
+  if (d >= width_of<U>) {
     sticky = true;
     sb = 0;
   } else if (d > 0) {
-    sticky = (sb & ((u128{1} << d) - 1)) != 0;
+    sticky = (sb & ((U{1} << d) - 1)) != 0;
     sb >>= d;
   }
   if (na == nb) return {na, ea, sa + sb, sticky};
-  u128 diff = sa - sb;
+  U diff = sa - sb;
   if (sticky) diff -= 1;  // x - (y + δ), 0 < δ < 1: (diff - 1) + (1 - δ)
   return {na, ea, diff, sticky};
 }
 
-constexpr bits_t round_exact(const format& f, const exact_value& x, const env& e, status& st) {
+template <typename U>
+constexpr bits_t round_exact(const format& f, const exact_value<U>& x, const env& e, status& st) {
   return round_pack(f, x.negative, x.exp, x.sig, x.sticky, e, st);
 }
 
@@ -90,15 +96,16 @@ constexpr bits_t round_exact(const format& f, const exact_value& x, const env& e
 /// downward.
 constexpr bool exact_zero_sum_sign(rounding mode) { return mode == rounding::downward; }
 
-constexpr u128 isqrt(u128 x) {
+template <typename U>
+constexpr U isqrt(U x) {
   if (x == 0) return 0;
-  u128 r = 0;
+  U r = 0;
   if (!std::is_constant_evaluated()) {
-    r = static_cast<u128>(std::sqrt(static_cast<double>(x)));
+    r = static_cast<U>(std::sqrt(static_cast<double>(x)));  // then corrected below
   } else {
     // digit-by-digit
-    u128 bit = u128{1} << ((bit_width(x) - 1) & ~1);
-    u128 v = x;
+    U bit = U{1} << ((bit_width(x) - 1) & ~1);
+    U v = x;
     while (bit != 0) {
       if (v >= r + bit) {
         v -= r + bit;
@@ -127,9 +134,11 @@ constexpr bits_t copysign(const format& f, bits_t a, bits_t b) {
 
 // ---- arithmetic --------------------------------------------------------------------------
 
+namespace detail {
+
 /// §5.4.1 addition, correctly rounded.
-constexpr bits_t add(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  using namespace detail;
+template <typename U>
+LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, const env& e, status& st) {
   const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
   if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
   if (x.kind == kind::infinite || y.kind == kind::infinite) {
@@ -140,20 +149,14 @@ constexpr bits_t add(const format& f, bits_t a, bits_t b, const env& e, status& 
     return zero_bits(f, x.negative == y.negative ? x.negative : exact_zero_sum_sign(e.mode));
   if (x.kind == kind::zero) return round_pack(f, y.negative, y.exp, y.sig, false, e, st);
   if (y.kind == kind::zero) return round_pack(f, x.negative, x.exp, x.sig, false, e, st);
-  const exact_value s = exact_add(x.negative, x.exp, x.sig, y.negative, y.exp, y.sig);
+  const exact_value<U> s = exact_add<U>(x.negative, x.exp, x.sig, y.negative, y.exp, y.sig);
   if (s.sig == 0 && !s.sticky) return zero_bits(f, exact_zero_sum_sign(e.mode));
   return round_exact(f, s, e, st);
 }
 
-/// §5.4.1 subtraction: a + (-b), except that a NaN b keeps its sign.
-constexpr bits_t sub(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  if (detail::is_nan_bits(f, b)) return add(f, a, b, e, st);
-  return add(f, a, neg(f, b), e, st);
-}
-
 /// §5.4.1 multiplication, correctly rounded.
-constexpr bits_t mul(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  using namespace detail;
+template <typename U>
+LIBFLOAT_INLINE constexpr bits_t mul_impl(const format& f, bits_t a, bits_t b, const env& e, status& st) {
   const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
   if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
   const bool negative = x.negative != y.negative;
@@ -162,12 +165,12 @@ constexpr bits_t mul(const format& f, bits_t a, bits_t b, const env& e, status& 
     return infinity(f, negative);
   }
   if (x.kind == kind::zero || y.kind == kind::zero) return zero_bits(f, negative);
-  return round_pack(f, negative, x.exp + y.exp, u128{x.sig} * y.sig, false, e, st);
+  return round_pack(f, negative, x.exp + y.exp, U{x.sig} * U{y.sig}, false, e, st);
 }
 
 /// §5.4.1 division, correctly rounded. Finite / 0 raises divide_by_zero (§7.3).
-constexpr bits_t div(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  using namespace detail;
+template <typename U>
+LIBFLOAT_INLINE constexpr bits_t div_impl(const format& f, bits_t a, bits_t b, const env& e, status& st) {
   const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
   if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
   const bool negative = x.negative != y.negative;
@@ -186,21 +189,21 @@ constexpr bits_t div(const format& f, bits_t a, bits_t b, const env& e, status& 
   const int wa = std::bit_width(x.sig), wb = std::bit_width(y.sig);
   int s = f.precision + 2 + wb - wa + 1;
   if (s < 0) s = 0;
-  const u128 num = u128{x.sig} << s;
-  const u128 quo = num / y.sig;
+  const U num = U{x.sig} << s;
+  const U quo = num / y.sig;
   const bool sticky = num % y.sig != 0;
   return round_pack(f, negative, x.exp - y.exp - s, quo, sticky, e, st);
 }
 
 /// §5.4.1 squareRoot, correctly rounded; sqrt(-0) = -0, sqrt(x < 0) is invalid.
-constexpr bits_t sqrt(const format& f, bits_t a, const env& e, status& st) {
-  using namespace detail;
+template <typename U>
+LIBFLOAT_INLINE constexpr bits_t sqrt_impl(const format& f, bits_t a, const env& e, status& st) {
   const unpacked x = unpack(f, a, daz(e));
   if (x.is_nan()) return propagate_nan(f, a, a, st);
   if (x.kind == kind::zero) return zero_bits(f, x.negative);
   if (x.negative) return invalid_nan(f, st);
   if (x.kind == kind::infinite) return a;
-  u128 sig = x.sig;
+  U sig = x.sig;
   int exp = x.exp;
   if (exp & 1) {
     sig <<= 1;
@@ -211,14 +214,14 @@ constexpr bits_t sqrt(const format& f, bits_t a, const env& e, status& st) {
   const int shift = need > 0 ? (need + 1) & ~1 : 0;
   sig <<= shift;
   exp -= shift;
-  const u128 root = isqrt(sig);
+  const U root = isqrt(sig);
   return round_pack(f, false, exp / 2, root, root * root != sig, e, st);
 }
 
 /// §5.4.1 fusedMultiplyAdd: a*b + c with one rounding. Invalid for ∞*0 (even when c is a quiet
 /// NaN, as SoftFloat does) and for ∞ - ∞.
-constexpr bits_t fma(const format& f, bits_t a, bits_t b, bits_t c, const env& e, status& st) {
-  using namespace detail;
+template <typename U>
+LIBFLOAT_INLINE constexpr bits_t fma_impl(const format& f, bits_t a, bits_t b, bits_t c, const env& e, status& st) {
   const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e)), z = unpack(f, c, daz(e));
   if (x.is_nan() || y.is_nan()) {
     const bits_t r = propagate_nan(f, a, b, st);
@@ -242,11 +245,47 @@ constexpr bits_t fma(const format& f, bits_t a, bits_t b, bits_t c, const env& e
     if (z.kind == kind::zero) return zero_bits(f, z.negative == pneg ? pneg : exact_zero_sum_sign(e.mode));
     return round_pack(f, z.negative, z.exp, z.sig, false, e, st);
   }
-  const u128 prod = u128{x.sig} * y.sig;
+  const U prod = U{x.sig} * y.sig;
   if (z.kind == kind::zero) return round_pack(f, pneg, x.exp + y.exp, prod, false, e, st);
-  const exact_value s = exact_add(pneg, x.exp + y.exp, prod, z.negative, z.exp, z.sig);
+  const exact_value<U> s = exact_add<U>(pneg, x.exp + y.exp, prod, z.negative, z.exp, z.sig);
   if (s.sig == 0 && !s.sticky) return zero_bits(f, exact_zero_sum_sign(e.mode));
   return round_exact(f, s, e, st);
+}
+
+}  // namespace detail
+
+#define LIBFLOAT_DISPATCH(impl, ...)                                                   \
+  (f.precision <= detail::narrow_core_max_precision ? detail::impl<std::uint64_t>(__VA_ARGS__) \
+                                                     : detail::impl<detail::u128>(__VA_ARGS__))
+
+/// §5.4.1 addition, correctly rounded. IEEE 754-2019 §6.3: an exact zero sum of opposite-signed
+/// operands is +0 (-0 when rounding downward).
+LIBFLOAT_INLINE constexpr bits_t add(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return LIBFLOAT_DISPATCH(add_impl, f, a, b, e, st);
+}
+/// §5.4.1 multiplication, correctly rounded.
+LIBFLOAT_INLINE constexpr bits_t mul(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return LIBFLOAT_DISPATCH(mul_impl, f, a, b, e, st);
+}
+/// §5.4.1 division, correctly rounded; finite / 0 raises divide_by_zero (§7.3).
+LIBFLOAT_INLINE constexpr bits_t div(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return LIBFLOAT_DISPATCH(div_impl, f, a, b, e, st);
+}
+/// §5.4.1 squareRoot, correctly rounded; sqrt(-0) = -0, sqrt(x < 0) is invalid.
+LIBFLOAT_INLINE constexpr bits_t sqrt(const format& f, bits_t a, const env& e, status& st) {
+  return LIBFLOAT_DISPATCH(sqrt_impl, f, a, e, st);
+}
+/// §5.4.1 fusedMultiplyAdd: a*b + c with one rounding. Invalid for ∞*0 (even when c is a quiet
+/// NaN, as SoftFloat does) and for ∞ - ∞.
+LIBFLOAT_INLINE constexpr bits_t fma(const format& f, bits_t a, bits_t b, bits_t c, const env& e, status& st) {
+  return LIBFLOAT_DISPATCH(fma_impl, f, a, b, c, e, st);
+}
+#undef LIBFLOAT_DISPATCH
+
+/// §5.4.1 subtraction: a + (-b), except that a NaN b keeps its sign.
+constexpr bits_t sub(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  if (detail::is_nan_bits(f, b)) return add(f, a, b, e, st);
+  return add(f, a, neg(f, b), e, st);
 }
 
 /// §5.3.1 remainder: a - n*b with n the integer nearest a/b (ties to even). Always exact; the
@@ -516,7 +555,7 @@ constexpr bits_t ulp(const format& f, bits_t a) {
   const int e = biased == 0 ? f.emin() : static_cast<int>(biased) - f.bias();
   const int ulp_exp = e - f.fraction_bits();
   status ignored{};
-  return detail::round_pack(f, false, ulp_exp, 1, false, env{}, ignored);  // a power of two >= min subnormal: exact
+  return detail::round_pack(f, false, ulp_exp, std::uint64_t{1}, false, env{}, ignored);  // a power of two >= min subnormal: exact
 }
 
 }  // namespace lf

@@ -320,7 +320,7 @@ class std::numeric_limits<lf::fp<F>> {
   /// 2^(1-p): the gap between 1 and the next value.
   static constexpr T epsilon() noexcept {
     lf::status ignored{};
-    return T::from_bits(static_cast<S>(lf::detail::round_pack(F, false, 1 - F.precision, 1, false, lf::env{}, ignored)));
+    return T::from_bits(static_cast<S>(lf::detail::round_pack(F, false, 1 - F.precision, std::uint64_t{1}, false, lf::env{}, ignored)));
   }
   static constexpr T round_error() noexcept { return T(0.5); }
   /// +inf; a format without infinity returns its NaN (has_infinity is false).

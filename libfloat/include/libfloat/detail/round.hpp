@@ -8,6 +8,7 @@
 #pragma once
 
 #include <bit>
+#include <concepts>
 #include <cstdint>
 
 #include "../format.hpp"
@@ -16,8 +17,21 @@
 
 namespace lf::detail {
 
-__extension__ typedef unsigned __int128 u128;  // GCC/Clang extension; __extension__ keeps -Wpedantic quiet
+__extension__ typedef unsigned __int128 u128;
 
+// The core's small functions are forced inline so that, when the format is a constant (lf::fp<F>,
+// or a call with lf::binary16), every derived constant (bias, masks, emin) folds away.
+#define LIBFLOAT_INLINE [[gnu::always_inline]] inline  // GCC/Clang extension; __extension__ keeps -Wpedantic quiet
+
+/// The core runs on 64-bit integers for formats with p <= wide_precision_threshold (every
+/// product and aligned sum of such formats fits, see exact_add in arith.hpp) and on 128-bit
+/// integers above; the algorithm is the same template either way.
+inline constexpr int narrow_core_max_precision = 24;
+
+template <typename U>
+inline constexpr int width_of = sizeof(U) * 8;
+
+constexpr int bit_width(std::uint64_t x) { return std::bit_width(x); }
 constexpr int bit_width(u128 x) {
   const auto hi = static_cast<std::uint64_t>(x >> 64);
   return hi ? 64 + std::bit_width(hi) : std::bit_width(static_cast<std::uint64_t>(x));
@@ -28,44 +42,41 @@ enum class lost : std::uint8_t { zero, below_half, half, above_half };
 
 /// The rounding decision: discard the low `shift` bits of `sig` (shift >= 0) and decide whether
 /// the kept part's magnitude is incremented (or, for round-to-odd, jammed).
+template <typename U>
 struct decision {
-  u128 kept;    ///< the kept integer after rounding (may equal 2^k: a carry out)
+  U kept;    ///< the kept integer after rounding (may equal 2^k: a carry out)
   lost frac;    ///< what was discarded
 };
 
-constexpr decision round_shift(u128 sig, int shift, bool negative, rounding mode, std::uint32_t random) {
+template <typename U>
+LIBFLOAT_INLINE constexpr decision<U> round_shift(U sig, int shift, bool negative, rounding mode, std::uint32_t random) {
+  constexpr int W = width_of<U>;
   if (shift <= 0) return {sig, lost::zero};
-  u128 kept, rem;
-  lost frac;
-  if (shift >= 128) {
-    kept = 0;
-    rem = sig;
-    frac = sig == 0 ? lost::zero : lost::below_half;  // sig < 2^127 <= 2^(shift-1)
-  } else {
-    kept = sig >> shift;
-    rem = sig & ((u128{1} << shift) - 1);
-    const u128 half = u128{1} << (shift - 1);
-    frac = rem == 0 ? lost::zero : rem < half ? lost::below_half : rem == half ? lost::half : lost::above_half;
-  }
-  if (frac == lost::zero) return {kept, frac};
+  // Written without data-dependent branches: on random operands these outcomes are coin flips.
+  const bool all = shift >= W;  // everything discarded; sig < 2^(W-1) <= 2^(shift-1)
+  const U kept = all ? U{0} : sig >> shift;
+  const U rem = all ? sig : sig & ((U{1} << shift) - 1);
+  const U half = all ? ~U{0} : U{1} << (shift - 1);
+  const bool nonzero = rem != 0, above = rem > half, tie = rem == half;
+  const lost frac = !nonzero ? lost::zero : above ? lost::above_half : tie ? lost::half : lost::below_half;
   bool up = false;
   switch (mode) {
-    case rounding::nearest_even: up = frac == lost::above_half || (frac == lost::half && (kept & 1)); break;
-    case rounding::nearest_away: up = frac == lost::above_half || frac == lost::half; break;
+    case rounding::nearest_even: up = above || (tie && (kept & 1)); break;
+    case rounding::nearest_away: up = above || tie; break;
     case rounding::toward_zero: up = false; break;
-    case rounding::upward: up = !negative; break;
-    case rounding::downward: up = negative; break;
-    case rounding::odd: return {kept | 1, frac};
+    case rounding::upward: up = nonzero && !negative; break;
+    case rounding::downward: up = nonzero && negative; break;
+    case rounding::odd: return {kept | U{nonzero}, frac};
     case rounding::stochastic: {
       // D = the first 32 discarded bits (zero-padded); round up iff random < D.
       std::uint32_t d;
-      if (shift >= 32) d = shift - 32 >= 128 ? 0 : static_cast<std::uint32_t>(rem >> (shift - 32));
+      if (shift >= 32) d = shift - 32 >= W ? 0 : static_cast<std::uint32_t>(rem >> (shift - 32));
       else d = static_cast<std::uint32_t>(rem << (32 - shift));
       up = random < d;
       break;
     }
   }
-  return {kept + (up ? 1 : 0), frac};
+  return {kept + U{up}, frac};
 }
 
 // ---- encodings --------------------------------------------------------------------------------
@@ -82,33 +93,37 @@ struct unpacked {
   constexpr bool is_nan() const { return kind == detail::kind::quiet_nan || kind == detail::kind::signaling_nan; }
 };
 
-constexpr bool is_nan_bits(const format& f, std::uint64_t a) {
+LIBFLOAT_INLINE constexpr bool is_nan_bits(const format& f, std::uint64_t a) {
   const std::uint64_t mag = a & ~f.sign_mask() & f.encoding_mask();
   if (f.kind == nonfinite::ieee) return mag > f.exponent_mask();
   return mag == (f.exponent_mask() | f.fraction_mask());
 }
-constexpr bool is_snan_bits(const format& f, std::uint64_t a) {
+LIBFLOAT_INLINE constexpr bool is_snan_bits(const format& f, std::uint64_t a) {
   return f.kind == nonfinite::ieee && is_nan_bits(f, a) && !(a & f.quiet_bit());
 }
 
 /// Splits an encoding; `daz` reads subnormals as zeros (subnormal_inputs::treat_as_zero).
-constexpr unpacked unpack(const format& f, std::uint64_t a, bool daz = false) {
+LIBFLOAT_INLINE constexpr unpacked unpack(const format& f, std::uint64_t a, bool daz = false) {
   const bool neg = (a & f.sign_mask()) != 0;
   const std::uint64_t e = (a & f.exponent_mask()) >> f.fraction_bits();
   const std::uint64_t m = a & f.fraction_mask();
-  const int lsb_exp_normal = -f.bias() - f.fraction_bits();  // exponent of the last bit, biased e = 0 -> add e
-  if (is_nan_bits(f, a))
-    return {is_snan_bits(f, a) ? kind::signaling_nan : kind::quiet_nan, neg, 0, m};
-  if (f.kind == nonfinite::ieee && e == f.exponent_field_max()) return {kind::infinite, neg, 0, 0};
+  if (e == f.exponent_field_max()) {
+    if (f.kind == nonfinite::ieee) {
+      if (m == 0) return {kind::infinite, neg, 0, 0};
+      return {(m & f.quiet_bit()) ? kind::quiet_nan : kind::signaling_nan, neg, 0, m};
+    }
+    if (m == f.fraction_mask()) return {kind::quiet_nan, neg, 0, m};  // nan_only: the one NaN
+  }
   if (e == 0) {
     if (m == 0 || daz) return {kind::zero, neg, 0, 0};
     return {kind::finite, neg, f.emin() - f.fraction_bits(), m};
   }
-  return {kind::finite, neg, static_cast<int>(e) + lsb_exp_normal, m | (std::uint64_t{1} << f.fraction_bits())};
+  return {kind::finite, neg, static_cast<int>(e) - f.bias() - f.fraction_bits(),
+          m | (std::uint64_t{1} << f.fraction_bits())};
 }
 
-constexpr std::uint64_t sign_bit(const format& f, bool negative) { return negative ? f.sign_mask() : 0; }
-constexpr std::uint64_t zero_bits(const format& f, bool negative) { return sign_bit(f, negative); }
+LIBFLOAT_INLINE constexpr std::uint64_t sign_bit(const format& f, bool negative) { return negative ? f.sign_mask() : 0; }
+LIBFLOAT_INLINE constexpr std::uint64_t zero_bits(const format& f, bool negative) { return sign_bit(f, negative); }
 
 /// The value an overflow produces (IEEE 754-2019 §7.4) under the given direction and policy.
 constexpr std::uint64_t overflow_result(const format& f, bool negative, rounding mode, const policy& pol) {
@@ -130,7 +145,7 @@ constexpr std::uint64_t overflow_result(const format& f, bool negative, rounding
 /// THE rounding core. Rounds x = (-1)^negative * (sig + s) * 2^exp (see the file comment) to
 /// format f under e.mode and e.policy, ORs the flags into st, and returns the encoding.
 ///
-/// Preconditions: sig < 2^126; if sticky then sig != 0. An exact zero (sig == 0, !sticky) gives a
+/// U is std::uint64_t or u128 (see narrow_core_max_precision). Preconditions: sig < 2^(W-2); if sticky then sig != 0. An exact zero (sig == 0, !sticky) gives a
 /// zero of the given sign: the caller decides the sign of exact zeros (§6.3).
 ///
 /// Steps:
@@ -144,7 +159,9 @@ constexpr std::uint64_t overflow_result(const format& f, bool negative, rounding
 ///     without infinity the NaN slot S.1...1.1...1 also counts as beyond range, and ties between
 ///     max finite and it overflow, as §4.3.1 rounds ties at max + ulp/2 to infinity.
 ///  6. Flags: inexact if anything was discarded; underflow if tiny and inexact; FTZ flushes tiny.
-constexpr std::uint64_t round_pack(const format& f, bool negative, int exp, u128 sig, bool sticky, const env& e,
+template <typename U>
+  requires(std::same_as<U, std::uint64_t> || std::same_as<U, u128>)
+LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negative, int exp, U sig, bool sticky, const env& e,
                                    status& st) {
   const int p = f.precision;
   if (sig == 0 && !sticky) return zero_bits(f, negative);
@@ -155,20 +172,18 @@ constexpr std::uint64_t round_pack(const format& f, bool negative, int exp, u128
     exp -= (p + 2 - w);
     w = p + 2;
   }
-  if (sticky) {
-    sig = (sig << 1) | 1;
-    exp -= 1;
-    w += 1;
-  }
+  sig = (sig << 1) | U{sticky};  // the sticky part as one more low bit (0 when exact)
+  exp -= 1;
+  w += 1;
   // 2.
   const int E = exp + w - 1;
   const bool tiny_before = E < f.emin();
   int q = (tiny_before ? f.emin() : E) - (p - 1);
   // 3.
-  decision d = round_shift(sig, q - exp, negative, e.mode, e.random);
-  u128 kept = d.kept;
+  const decision<U> d = round_shift(sig, q - exp, negative, e.mode, e.random);
+  U kept = d.kept;
   const bool inexact = d.frac != lost::zero;
-  const u128 top = u128{1} << p;
+  const U top = U{1} << p;
   if (kept >= top) {  // carry out: kept == 2^p
     kept >>= 1;
     ++q;
@@ -179,7 +194,7 @@ constexpr std::uint64_t round_pack(const format& f, bool negative, int exp, u128
     const int Er = q + p - 1;
     bool over = Er > f.emax();
     if (!over && f.kind == nonfinite::nan_only && Er == f.emax()) {
-      const u128 nan_slot = top - 1;
+      const U nan_slot = top - 1;
       over = kept == nan_slot ||
              (kept == nan_slot - 1 && d.frac == lost::half && e.mode == rounding::nearest_even);
     }
@@ -192,7 +207,7 @@ constexpr std::uint64_t round_pack(const format& f, bool negative, int exp, u128
   bool tiny = tiny_before;
   if (tiny_before && e.policy.tininess == tininess::after_rounding && E == f.emin() - 1) {
     // Only a value in [2^(emin-1), 2^emin) can round up to 2^emin with an unbounded exponent.
-    const decision unbounded = round_shift(sig, (E - (p - 1)) - exp, negative, e.mode, e.random);
+    const decision<U> unbounded = round_shift(sig, (E - (p - 1)) - exp, negative, e.mode, e.random);
     tiny = unbounded.kept < top;
   }
   if (tiny && e.policy.results == subnormal_results::flush_to_zero) {
@@ -224,7 +239,7 @@ constexpr integer_rounding round_integer(bool negative, int exp, std::uint64_t s
     if (exp + std::bit_width(sig) > 127) return {0, false, true};
     return {u128{sig} << exp, false, false};
   }
-  const decision d = round_shift(sig, -exp, negative, mode, random);
+  const decision<u128> d = round_shift(u128{sig}, -exp, negative, mode, random);
   return {d.kept, d.frac != lost::zero, false};
 }
 
