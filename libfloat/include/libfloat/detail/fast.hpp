@@ -1,6 +1,6 @@
 // libfloat/detail/fast.hpp: fast paths that are bit-identical to the core (DESIGN.md decision 4).
 //
-// - Widening binary16 / bfloat16 to binary32 is exact (pure bit manipulation).
+// - Widening binary16 / bfloat16 to binary32 is exact (pure bit manipulation); NaNs are quieted.
 // - Narrowing binary32 to binary16 / bfloat16 under roundTiesToEven, without flags. These are the
 //   integer formulations of round_pack for one fixed format and mode; tests/test_fast_paths.cpp
 //   compares them with the core for all 2^32 binary32 inputs.
@@ -19,7 +19,7 @@ constexpr std::uint32_t f16_to_f32_bits(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   std::uint32_t e = (h >> 10) & 0x1Fu;
   std::uint32_t m = h & 0x3FFu;
-  if (e == 0x1F) return sign | 0x7F800000u | (m << 13);  // inf, NaN (payload kept)
+  if (e == 0x1F) return sign | 0x7F800000u | (m << 13) | (m ? 0x400000u : 0u);  // inf; NaN quieted, payload kept
   if (e == 0) {
     if (m == 0) return sign;
     // subnormal m * 2^-24: normalise so that bit 10 is the hidden bit
@@ -48,7 +48,10 @@ constexpr std::uint16_t f32_to_f16_bits_rne(std::uint32_t x) {
   return static_cast<std::uint16_t>(sign | r);
 }
 
-constexpr std::uint32_t bf16_to_f32_bits(std::uint16_t h) { return static_cast<std::uint32_t>(h) << 16; }
+constexpr std::uint32_t bf16_to_f32_bits(std::uint16_t h) {
+  const std::uint32_t x = static_cast<std::uint32_t>(h) << 16;
+  return (x & 0x7FFFFFFFu) > 0x7F800000u ? x | 0x400000u : x;  // a NaN comes out quiet, as §5.4.2 wants
+}
 
 constexpr std::uint16_t f32_to_bf16_bits_rne(std::uint32_t x) {
   if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((x >> 16) | 0x0040u);  // quiet NaN
