@@ -195,8 +195,12 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
     bool over = Er > f.emax();
     if (!over && f.kind == nonfinite::nan_only && Er == f.emax()) {
       const U nan_slot = top - 1;
-      over = kept == nan_slot ||
-             (kept == nan_slot - 1 && d.frac == lost::half && e.mode == rounding::nearest_even);
+      // The tie max + ulp/2 truncates to max itself (so no increment happened); a tie below max
+      // that rounds up to max (e.g. E4M3 432 -> 448) is not an overflow.
+      const int shift = q - exp;  // no carry happened here, so q is still the rounding position
+      const bool tie_above_max = kept == nan_slot - 1 && d.frac == lost::half &&
+                                 e.mode == rounding::nearest_even && (sig >> shift) == kept;
+      over = kept == nan_slot || tie_above_max;
     }
     if (over) {
       st |= status::overflow | status::inexact;

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# `floatlab eval` and `floatlab check` run as a user would: outputs, flags, exit codes, messages.
+#
+#   floatlab_eval_check.sh FLOATLAB VERSION
+#
+# Expected results are worked out by hand from the encodings (see each comment), not taken from
+# the library. Prints one line per failed expectation and exits 1 if there was any.
+set -u
+
+if (( $# != 2 )); then
+  echo "usage: $0 FLOATLAB VERSION" >&2
+  exit 2
+fi
+floatlab=$1
+version=$2
+failures=0 checks=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run INPUT ARGS...: runs floatlab ARGS with INPUT (printf %b escapes) on stdin; sets rc, out, err.
+run() {
+  local input=$1
+  shift
+  printf '%b' "$input" | "$floatlab" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  out=$(<"$tmp/out")
+  err=$(<"$tmp/err")
+}
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# expect NAME RC STDOUT INPUT ARGS...: exit status RC and exactly STDOUT.
+expect() {
+  local name=$1 want_rc=$2 want_out=$3
+  shift 3
+  checks=$((checks + 1))
+  run "$@"
+  if [[ $rc != "$want_rc" || $out != "$want_out" ]]; then
+    fail "$name: floatlab ${*:2}"
+    printf '      exit %s, want %s\n      stdout: %q\n      want:   %q\n      stderr: %s\n' \
+      "$rc" "$want_rc" "$out" "$want_out" "$err"
+  fi
+}
+
+# expect_error NAME RC STDERR_SUBSTRING... -- INPUT ARGS...: exit status RC, stderr holds each substring.
+expect_error() {
+  local name=$1 want_rc=$2
+  shift 2
+  local want=()
+  while [[ $1 != -- ]]; do
+    want+=("$1")
+    shift
+  done
+  shift
+  checks=$((checks + 1))
+  run "$@"
+  local s ok=1
+  [[ $rc == "$want_rc" ]] || ok=0
+  for s in "${want[@]}"; do [[ $err == *"$s"* ]] || ok=0; done
+  if (( !ok )); then
+    fail "$name: floatlab ${*:2}"
+    printf '      exit %s, want %s\n      stderr: %s\n      want substrings: %s\n' "$rc" "$want_rc" "$err" "${want[*]}"
+  fi
+}
+
+# ---- eval: the issue's example and TestFloat's widths -------------------------------------------
+
+expect "example" 0 "3C00 3C00 4000 00" "3C00 3C00\n" eval f16_add
+expect "lowercase, 0x, short and tabbed input" 0 "3C00 0001 3C00 01" "0x3c00\t1\n" eval f16_add
+expect "blank lines skipped, CRLF accepted" 0 $'3C00 3C00 4000 00\n4000 4000 4400 00' \
+  "\n3C00 3C00\r\n   \n4000 4000\n" eval f16_add
+expect "several lines" 0 $'3C00 3C00 3C00 00\n3C00 0000 7C00 08\n0000 0000 FE00 10' \
+  "3C00 3C00\n3C00 0000\n0000 0000\n" eval f16_div
+# widths: f32 8, f64 16, tf32 5 (19 bits: 1.0 = 0|01111111|0000000000 = 1FC00), e4m3 2 (1.0 = 0|0111|000)
+expect "f32 to f16" 0 "3F800000 3C00 00" "3F800000\n" eval f32_to_f16
+expect "f16 to f64" 0 "3C00 3FF0000000000000 00" "3C00\n" eval f16_to_f64
+expect "f32 to tf32" 0 "3F800000 1FC00 00" "3F800000\n" eval f32_to_tf32
+expect "f16 to e4m3" 0 "3C00 38 00" "3C00\n" eval f16_to_e4m3
+expect "e5m2 mul: 1 * 1" 0 "3C 3C 3C 00" "3C 3C\n" eval e5m2_mul           # 1.0 = 0|01111|00
+expect "e4m3 add: 1 + 1" 0 "38 38 40 00" "38 38\n" eval e4m3_add           # 2.0 = 0|1000|000
+expect "i64 to f16: -1" 0 "FFFFFFFFFFFFFFFF BC00 00" "FFFFFFFFFFFFFFFF\n" eval i64_to_f16
+expect "ui32 to f32" 0 "00000001 3F800000 00" "1\n" eval ui32_to_f32
+expect "f32 to i32: -2" 0 "C0000000 FFFFFFFE 00" "C0000000\n" eval f32_to_i32
+expect "f64 to ui64" 0 "3FF0000000000000 0000000000000001 00" "3FF0000000000000\n" eval f64_to_ui64
+# comparisons: one digit; a signaling NaN (7C01) raises invalid (10), a quiet one (7E00) only for _signaling
+expect "lt" 0 "3C00 4000 1 00" "3C00 4000\n" eval f16_lt
+expect "eq with sNaN" 0 "7C01 3C00 0 10" "7C01 3C00\n" eval f16_eq
+expect "eq with qNaN" 0 "7E00 3C00 0 00" "7E00 3C00\n" eval f16_eq
+expect "eq_signaling with qNaN" 0 "7E00 3C00 0 10" "7E00 3C00\n" eval f16_eq_signaling
+expect "mulAdd: 1*1+1" 0 "3C00 3C00 3C00 4000 00" "3C00 3C00 3C00\n" eval f16_mulAdd
+
+# ---- rounding modes: 1 + 2^-11 (3C00 + 1000) is halfway between 3C00 and 3C01 ----------------
+
+expect "near_even ties to even" 0 "3C00 1000 3C00 01" "3C00 1000\n" eval f16_add -r near_even
+expect "near_maxMag ties away" 0 "3C00 1000 3C01 01" "3C00 1000\n" eval f16_add -r near_maxMag
+expect "IEEE word nearest_away" 0 "3C00 1000 3C01 01" "3C00 1000\n" eval f16_add -r nearest_away
+expect "minMag" 0 "3C00 1000 3C00 01" "3C00 1000\n" eval f16_add -r minMag
+expect "max" 0 "3C00 1000 3C01 01" "3C00 1000\n" eval f16_add -r max
+expect "min, negative" 0 "BC00 9000 BC01 01" "BC00 9000\n" eval f16_add -r min
+expect "max, negative" 0 "BC00 9000 BC00 01" "BC00 9000\n" eval f16_add -r upward
+expect "odd" 0 "3C00 1000 3C01 01" "3C00 1000\n" eval f16_add -r odd
+# 1.5 = 3E00 rounds to 2 = 4000 (near_even) or 1 (minMag); --exact adds inexact
+expect "roundToInt" 0 "3E00 4000 00" "3E00\n" eval f16_roundToInt
+expect "roundToInt --exact" 0 "3E00 4000 01" "3E00\n" eval f16_roundToInt --exact
+expect "to_i32 minMag" 0 "3FC00000 00000001 00" "3FC00000\n" eval f32_to_i32 -r minMag
+expect "to_i32 minMag --exact" 0 "3FC00000 00000001 01" "3FC00000\n" eval f32_to_i32 -r minMag --exact
+
+# ---- policies ----------------------------------------------------------------------------------
+
+# 2^-14 (0400, min normal) * 0.5 (3800) = 2^-15 = subnormal 0200, exact; FTZ flushes it: underflow+inexact
+expect "mul subnormal result" 0 "0400 3800 0200 00" "0400 3800\n" eval f16_mul
+expect "--ftz" 0 "0400 3800 0000 03" "0400 3800\n" eval f16_mul --ftz
+# DAZ reads the subnormal 0200 as zero: 0 * 2 = 0, no flag (without: 2^-15 * 2 = 2^-14 = 0400)
+expect "subnormal operand" 0 "0200 4000 0400 00" "0200 4000\n" eval f16_mul
+expect "--daz" 0 "0200 4000 0000 00" "0200 4000\n" eval f16_mul --daz
+# BBFE * 0401 = -(2 - 2^-9)(1 + 2^-10) 2^-15 = -(1 - 2^-20 ...)2^-14 exactly: below 2^-14 before
+# rounding, 2^-14 after rounding down (toward -inf the magnitude grows): tiny only "before".
+expect "tininess after (default)" 0 "BBFE 0401 8400 01" "BBFE 0401\n" eval f16_mul -r min
+expect "--tininess before" 0 "BBFE 0401 8400 03" "BBFE 0401\n" eval f16_mul -r min --tininess before
+# 65504 (7BFF) * 2 overflows: infinity, or 65504 when saturating; overflow+inexact either way
+expect "overflow" 0 "7BFF 4000 7C00 05" "7BFF 4000\n" eval f16_mul
+expect "--saturate" 0 $'7BFF 4000 7BFF 05\nFBFF 4000 FBFF 05' "7BFF 4000\nFBFF 4000\n" eval f16_mul --saturate
+
+# ---- stochastic rounding: reproducible from --seed ----------------------------------------------
+
+halfway=$(for _ in $(seq 400); do echo "3C00 1000"; done)
+run "$halfway\n" eval f16_add -r stochastic --seed 5
+first=$out
+run "$halfway\n" eval f16_add -r stochastic --seed 5
+checks=$((checks + 1))
+[[ $out == "$first" && $rc == 0 ]] || fail "stochastic: the same seed gave different results"
+checks=$((checks + 1))
+[[ $first == *"3C00 1000 3C00 01"* && $first == *"3C00 1000 3C01 01"* ]] ||
+  fail "stochastic: a halfway case should round both ways over 400 draws"
+run "$halfway\n" eval f16_add -r stochastic --seed 6
+checks=$((checks + 1))
+[[ $out != "$first" ]] || fail "stochastic: seeds 5 and 6 gave the same 400 results"
+
+# ---- --input -----------------------------------------------------------------------------------
+
+printf '3C00 3C00\n' >"$tmp/cases.txt"
+expect "--input FILE" 0 "3C00 3C00 4000 00" "" eval f16_add --input "$tmp/cases.txt"
+expect_error "--input missing file" 2 "floatlab: cannot open" -- "" eval f16_add --input "$tmp/nonexistent"
+
+# ---- errors: exit 2 and a message saying what was expected ---------------------------------------
+
+expect_error "unknown operation" 2 "floatlab: unknown operation 'f16_frobnicate'" "<f>_add" "f16 bf16 f32" -- \
+  "3C00 3C00\n" eval f16_frobnicate
+expect_error "unknown operation (check)" 2 "unknown operation 'f17_add'" -- "" check f17_add
+expect_error "bad hex" 2 "floatlab: line 2: " "'3G00' is not hexadecimal" "f16" "4 hex digits" -- \
+  "3C00 3C00\n3C00 3G00\n" eval f16_add
+expect_error "too wide f16" 2 "floatlab: line 1: " "'13C00' is too wide" "0 to FFFF" -- "13C00 3C00\n" eval f16_add
+expect_error "too wide tf32 (19 bits)" 2 "line 1: " "'FFFFF' is too wide" "0 to 7FFFF" -- "FFFFF\n" eval tf32_sqrt
+expect_error "too wide for uint64" 2 "line 1: " "too wide" -- "1FFFFFFFFFFFFFFFF\n" eval i64_to_f64
+expect_error "too few fields" 2 "floatlab: line 1: expected 2 fields" "got 1" -- "3C00\n" eval f16_add
+expect_error "too many fields" 2 "floatlab: line 1: expected 1 field" "got 2" -- "3C00 3C00\n" eval f16_sqrt
+expect_error "check: 3 fields" 2 "floatlab: line 3: expected 4 fields" "got 3" -- \
+  "3C00 3C00 4000 00\n\n3C00 3C00 4000\n" check f16_add
+expect_error "check: flags too wide" 2 "line 1: " "flags" "00 to 1F" -- "3C00 3C00 4000 100\n" check f16_add
+expect_error "check: comparison result 2" 2 "line 1: " "0 or 1" -- "3C00 4000 2 00\n" check f16_lt
+# the lines before the malformed one are still printed
+expect "output before the error" 2 "3C00 3C00 4000 00" "3C00 3C00\nxyz 3C00\n" eval f16_add
+
+# usage errors (CLI11) exit 2 as well
+expect_error "no subcommand" 2 "subcommand" -- ""
+expect_error "no operation" 2 "OPERATION" -- "" eval
+expect_error "bad rounding" 2 "unknown rounding 'sideways'" "near_maxMag" -- "" eval f16_add -r sideways
+expect_error "bad tininess" 2 "tininess" -- "" eval f16_add --tininess during
+expect_error "unknown option" 2 "--frobnicate" -- "" check f16_add --frobnicate
+
+# ---- check -------------------------------------------------------------------------------------
+
+expect "check passes" 0 "2 passed, 0 failed" "3C00 3C00 4000 00\n4000 4000 4400 00\n" check f16_add
+expect "check: empty input" 0 "0 passed, 0 failed" "" check f16_add
+expect "check: wrong result" 1 $'line 2: 4000 4000 => got 4400 00, expected 4401 00\n1 passed, 1 failed' \
+  "3C00 3C00 4000 00\n4000 4000 4401 00\n" check f16_add
+expect "check: wrong flags" 1 $'line 1: 3C00 1000 => got 3C00 01, expected 3C00 00\n0 passed, 1 failed' \
+  "3C00 1000 3C00 00\n" check f16_add
+expect "check with options" 0 "1 passed, 0 failed" "BBFE 0401 8400 03\n" check f16_mul -r min --tininess before
+bad25=$(for i in $(seq 25); do echo "3C00 3C00 4001 00"; done)
+run "$bad25\n" check f16_add
+checks=$((checks + 1))
+shown=$(grep -c '^line ' <<<"$out")
+[[ $rc == 1 && $shown == 20 && $out == *$'\n... 5 more\n0 passed, 25 failed' ]] ||
+  fail "check: 25 mismatches should show 20, then '... 5 more', then '0 passed, 25 failed' (exit $rc, $shown shown)"
+run "$bad25\n" check f16_add --show 3
+checks=$((checks + 1))
+[[ $rc == 1 && $(grep -c '^line ' <<<"$out") == 3 && $out == *$'\n... 22 more\n0 passed, 25 failed' ]] ||
+  fail "check --show 3"
+
+# NaN results: 7E00 + 1 gives a quiet NaN (7E00 propagated); 7E01 is another quiet NaN
+expect "any NaN matches any NaN" 0 "1 passed, 0 failed" "7E00 3C00 7E01 00\n" check f16_add
+expect "--exact-nan" 1 $'line 1: 7E00 3C00 => got 7E00 00, expected 7E01 00\n0 passed, 1 failed' \
+  "7E00 3C00 7E01 00\n" check f16_add --exact-nan
+expect "--exact-nan, same NaN" 0 "1 passed, 0 failed" "7E00 3C00 7E00 00\n" check f16_add --exact-nan
+expect "a NaN never matches a number" 1 $'line 1: 7E00 3C00 => got 7E00 00, expected 3C00 00\n0 passed, 1 failed' \
+  "7E00 3C00 3C00 00\n" check f16_add
+expect "NaN match still needs the flags" 1 $'line 1: 7C01 3C00 => got 7E01 10, expected 7E00 00\n0 passed, 1 failed' \
+  "7C01 3C00 7E00 00\n" check f16_add
+
+# ---- help and version --------------------------------------------------------------------------
+
+for sub in eval check; do
+  checks=$((checks + 1))
+  run "" "$sub" --help
+  [[ $rc == 0 && $out == *"Examples:"* && $out == *"floatlab $sub"* && $out == *"Input:"* &&
+     $out == *"--rounding"* && $out == *"near_maxMag"* ]] || fail "$sub --help: examples, input format, options"
+done
+checks=$((checks + 1))
+run "" eval --help
+[[ $out == *"3C00 3C00 4000 00"* && $out == *"0400 3800 0000 03"* ]] || fail "eval --help: example outputs"
+checks=$((checks + 1))
+run "" check --help
+[[ $out == *"--exact-nan"* && $out == *"passed, "*" failed"* ]] || fail "check --help: --exact-nan, summary line"
+checks=$((checks + 1))
+run "" --help
+[[ $rc == 0 && $out == *eval* && $out == *check* ]] || fail "--help lists the subcommands"
+expect "--version" 0 "floatlab $version" "" --version
+
+echo "$((checks - failures)) passed, $failures failed"
+(( failures == 0 ))

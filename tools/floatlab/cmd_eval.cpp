@@ -1,0 +1,63 @@
+// floatlab eval: evaluate TestFloat cases. Reads operands, writes TestFloat lines
+// (operands, result, flags) as Berkeley TestFloat's testfloat_gen would.
+#include <memory>
+
+#include <fmt/core.h>
+
+#include "commands.hpp"
+#include "testfloat_io.hpp"
+
+namespace floatlab {
+
+namespace {
+
+int run_eval(const testfloat_options& o) {
+  const operation op = operation_or_throw(o.operation);
+  input_file in(o.input);
+  case_reader cases(op, in.get(), /*with_expected=*/false);
+  case_evaluator eval(op, o);
+  output_buffer out;
+  while (cases.next()) {
+    lf::status st{};
+    const std::uint64_t r = eval(cases.operands(), st);
+    write_operands(out, op, cases.operands());
+    write_result(out, op, r, st);
+    out << '\n';
+  }
+  return exit_success;
+}
+
+}  // namespace
+
+command register_eval(CLI::App& app) {
+  auto o = std::make_shared<testfloat_options>();
+  CLI::App* cmd = app.add_subcommand("eval", "Evaluate one operation on cases read from the input, "
+                                             "printing TestFloat lines: operands, result, flags");
+  add_testfloat_options(*cmd, *o);
+  cmd->footer([] {
+    lf::env ftz;
+    ftz.policy.results = lf::subnormal_results::flush_to_zero;
+    return fmt::format(R"(Input: one case per line, the operands as hexadecimal encodings separated by
+whitespace (integers as two's complement bit patterns); an optional 0x prefix and lowercase
+digits are accepted; blank lines are skipped.
+Output: one line per case in Berkeley TestFloat's format, uppercase hex: the operands and the
+result zero-padded to their type's width (e4m3/e5m2 2 digits, f16/bf16 4, tf32 5 (19-bit
+encoding), f32 8, f64 16, i32/ui32 8, i64/ui64 16, comparisons 1: 0 or 1), then the flags
+in 2 digits: 01 inexact, 02 underflow, 04 overflow, 08 infinite (divide by zero), 10 invalid.
+Exit status: 0 success, 2 bad usage or a malformed line ("floatlab: line N: ...").
+
+Examples:
+  echo "3C00 3C00" | floatlab eval f16_add
+      {}
+  echo "0400 3800" | floatlab eval f16_mul --ftz        # tiny result flushed to zero
+      {}
+  echo "3FC00000" | floatlab eval f32_to_i32 -r minMag --exact   # 1.5 truncated: inexact
+      {}
+  floatlab eval f32_mulAdd -r stochastic --seed 7 --input cases.txt)",
+                       example_line("f16_add", {0x3C00, 0x3C00}), example_line("f16_mul", {0x0400, 0x3800}, ftz),
+                       example_line("f32_to_i32", {0x3FC00000}, lf::rounding::toward_zero, /*exact=*/true));
+  });
+  return {cmd, [o] { return run_eval(*o); }};
+}
+
+}  // namespace floatlab

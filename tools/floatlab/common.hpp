@@ -1,0 +1,247 @@
+// tools/floatlab/common.hpp: what every floatlab subcommand shares. Exit codes and error
+// reporting, colour, the rounding/policy options, fast line input and buffered output.
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#ifdef _WIN32
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
+#include <libfloat/libfloat.hpp>
+
+namespace floatlab {
+
+// ---- exit codes and errors -------------------------------------------------------------------
+
+inline constexpr int exit_success = 0;
+/// The command ran to the end and reports a failure (check: at least one case mismatched).
+inline constexpr int exit_failure = 1;
+/// Bad command line (CLI11's errors included) or malformed input: nothing trustworthy was computed.
+inline constexpr int exit_usage = 2;
+
+/// A problem with the command line or the input. main() prints "floatlab: <what()>" on stderr
+/// and exits with exit_usage; the message says what was expected ("line 3: expected ...").
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---- colour ----------------------------------------------------------------------------------
+
+inline bool is_terminal(std::FILE* stream) {
+#ifdef _WIN32
+  return _isatty(_fileno(stream)) != 0;
+#else
+  return ::isatty(::fileno(stream)) == 1;
+#endif
+}
+
+/// ANSI colours, empty unless `stream` is a terminal and NO_COLOR (https://no-color.org) is
+/// unset or empty, so piped and redirected output is always plain text.
+struct palette {
+  std::string_view red, green, bold, reset;
+
+  static palette for_stream(std::FILE* stream) {
+    const char* no_color = std::getenv("NO_COLOR");
+    const bool on = is_terminal(stream) && (no_color == nullptr || *no_color == '\0');
+    if (!on) return {};
+    return {"\x1b[31m", "\x1b[32m", "\x1b[1m", "\x1b[0m"};
+  }
+};
+
+// ---- subcommand registration -----------------------------------------------------------------
+
+/// A registered subcommand: its CLI11 App (options attached) and what runs it after a successful
+/// parse. `run` returns the exit code and may throw usage_error.
+struct command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+
+// ---- rounding and policy options -------------------------------------------------------------
+
+/// The options that decide how a result is rounded: -r, --tininess, --ftz, --daz, --saturate,
+/// --seed. Every subcommand that rounds adds them with add_rounding_options().
+struct rounding_options {
+  std::string rounding = "near_even";
+  std::string tininess = "after";
+  bool ftz = false;
+  bool daz = false;
+  bool saturate = false;
+  std::uint32_t seed = 1;
+
+  lf::env env() const {
+    lf::env e{*lf::rounding_by_name(rounding)};  // validated by the option's check
+    e.policy.tininess = tininess == "before" ? lf::tininess::before_rounding : lf::tininess::after_rounding;
+    if (ftz) e.policy.results = lf::subnormal_results::flush_to_zero;
+    if (daz) e.policy.inputs = lf::subnormal_inputs::treat_as_zero;
+    if (saturate) e.policy.overflow = lf::overflow_policy::saturate;
+    return e;
+  }
+};
+
+inline void add_rounding_options(CLI::App& cmd, rounding_options& o) {
+  const CLI::Validator rounding_name(
+      [](std::string& s) -> std::string {
+        if (lf::rounding_by_name(s)) return {};
+        return "unknown rounding '" + s + "' (accepted: " + std::string(lf::rounding_names_help) + ")";
+      },
+      "", "rounding");
+  cmd.add_option("-r,--rounding", o.rounding,
+                 "Rounding direction: TestFloat's names (near_even, minMag, min, max, near_maxMag, odd) "
+                 "or IEEE 754 words; accepted: " + std::string(lf::rounding_names_help))
+      ->check(rounding_name)
+      ->type_name("MODE")
+      ->capture_default_str();
+  cmd.add_option("--tininess", o.tininess,
+                 "When a result is tiny for underflow (IEEE 754-2019 7.5): after or before rounding")
+      ->check(CLI::IsMember({"before", "after"}))
+      ->type_name("WHEN")
+      ->capture_default_str();
+  cmd.add_flag("--ftz", o.ftz, "Flush tiny results to zero, raising underflow and inexact (x86 MXCSR.FTZ)");
+  cmd.add_flag("--daz", o.daz, "Read subnormal operands as zero, no flag (x86 MXCSR.DAZ)");
+  cmd.add_flag("--saturate", o.saturate, "Overflow gives the largest finite value, never infinity or NaN");
+  cmd.add_option("--seed", o.seed,
+                 "Seed for -r stochastic: case k (from 1) gets the k-th output of std::mt19937(seed) "
+                 "as its 32 random bits, so a seed always gives the same results; other modes ignore it")
+      ->type_name("N")
+      ->capture_default_str();
+}
+
+/// The 32 random bits stochastic rounding consumes, one draw per case: std::mt19937's output
+/// sequence is fixed by the C++ standard, so results are reproducible across platforms.
+class random_source {
+ public:
+  explicit random_source(std::uint32_t seed) : gen_(seed) {}
+  std::uint32_t next() { return static_cast<std::uint32_t>(gen_()); }
+
+ private:
+  std::mt19937 gen_;
+};
+
+// ---- input -----------------------------------------------------------------------------------
+
+/// An input stream opened from a path ("-" is stdin), closed on destruction.
+class input_file {
+ public:
+  explicit input_file(const std::string& path) {
+    if (path == "-") {
+      file_ = stdin;
+      return;
+    }
+    file_ = std::fopen(path.c_str(), "rb");
+    if (!file_) throw usage_error("cannot open '" + path + "': " + std::strerror(errno));
+    owned_ = true;
+  }
+  ~input_file() {
+    if (owned_) std::fclose(file_);
+  }
+  input_file(const input_file&) = delete;
+  input_file& operator=(const input_file&) = delete;
+  std::FILE* get() const { return file_; }
+
+ private:
+  std::FILE* file_ = nullptr;
+  bool owned_ = false;
+};
+
+/// Reads lines in big blocks (no per-line allocation, no iostream). A line is returned without
+/// its '\n'; the last line needs no '\n'. line_number() is the 1-based number of the last line.
+class line_reader {
+ public:
+  explicit line_reader(std::FILE* file) : file_(file), buf_(1 << 16) {}
+
+  bool next(std::string_view& line) {
+    for (;;) {
+      const char* start = buf_.data() + pos_;
+      if (const void* nl = std::memchr(start, '\n', end_ - pos_)) {
+        const auto len = static_cast<std::size_t>(static_cast<const char*>(nl) - start);
+        line = {start, len};
+        pos_ += len + 1;
+        ++number_;
+        return true;
+      }
+      if (eof_) {
+        if (pos_ == end_) return false;
+        line = {start, end_ - pos_};
+        pos_ = end_;
+        ++number_;
+        return true;
+      }
+      refill();
+    }
+  }
+  std::size_t line_number() const { return number_; }
+
+ private:
+  void refill() {
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    end_ -= pos_;
+    pos_ = 0;
+    if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);  // a line longer than the buffer
+    const std::size_t n = std::fread(buf_.data() + end_, 1, buf_.size() - end_, file_);
+    if (n == 0) {
+      if (std::ferror(file_)) throw usage_error(std::string("read error: ") + std::strerror(errno));
+      eof_ = true;
+    }
+    end_ += n;
+  }
+
+  std::FILE* file_;
+  std::vector<char> buf_;
+  std::size_t pos_ = 0, end_ = 0, number_ = 0;
+  bool eof_ = false;
+};
+
+// ---- output ----------------------------------------------------------------------------------
+
+/// Output collected in memory and written to stdout in large blocks; flushed on destruction, so
+/// what was produced before an error still appears (before the error message).
+class output_buffer {
+ public:
+  ~output_buffer() { flush(); }
+  output_buffer() { buf_.reserve(limit + 256); }
+  output_buffer(const output_buffer&) = delete;
+  output_buffer& operator=(const output_buffer&) = delete;
+
+  output_buffer& operator<<(std::string_view s) {
+    buf_ += s;
+    if (buf_.size() >= limit) flush();
+    return *this;
+  }
+  output_buffer& operator<<(char c) {
+    buf_ += c;
+    return *this;
+  }
+  /// Appends v as exactly `digits` uppercase hex digits (v must fit).
+  output_buffer& hex(std::uint64_t v, int digits) {
+    char tmp[16];
+    for (int i = digits - 1; i >= 0; --i, v >>= 4) tmp[i] = "0123456789ABCDEF"[v & 0xF];
+    buf_.append(tmp, static_cast<std::size_t>(digits));
+    return *this;
+  }
+  void flush() {
+    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    buf_.clear();
+    std::fflush(stdout);
+  }
+
+ private:
+  static constexpr std::size_t limit = 1 << 16;
+  std::string buf_;
+};
+
+}  // namespace floatlab
