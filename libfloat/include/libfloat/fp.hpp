@@ -61,7 +61,7 @@ class fp {
   /// Exact when F's values are all binary32 values (p <= 24 and emin >= -126, emax <= 127);
   /// otherwise rounded to nearest even.
   explicit constexpr operator float() const {
-    if constexpr (F == binary16) return std::bit_cast<float>(detail::f16_to_f32_bits(bits_));
+    if constexpr (F == binary16) return detail::f16_to_float(bits_);
     else if constexpr (F == bfloat16) return std::bit_cast<float>(detail::bf16_to_f32_bits(bits_));
     else if constexpr (F == binary32) return std::bit_cast<float>(bits_);
     else {
@@ -132,7 +132,7 @@ class fp {
   }
 
   static constexpr storage_type from_float(float v) {
-    if constexpr (F == binary16) return detail::f32_to_f16_bits_rne(std::bit_cast<std::uint32_t>(v));
+    if constexpr (F == binary16) return detail::float_to_f16(v);
     else if constexpr (F == bfloat16) return detail::f32_to_bf16_bits_rne(std::bit_cast<std::uint32_t>(v));
     else if constexpr (F == binary32) return std::bit_cast<std::uint32_t>(v);
     else {

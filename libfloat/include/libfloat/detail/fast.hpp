@@ -12,6 +12,11 @@
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
+
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
 
 namespace lf::detail {
 
@@ -56,6 +61,23 @@ constexpr std::uint32_t bf16_to_f32_bits(std::uint16_t h) {
 constexpr std::uint16_t f32_to_bf16_bits_rne(std::uint32_t x) {
   if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((x >> 16) | 0x0040u);  // quiet NaN
   return static_cast<std::uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);  // ties to even; carries into inf
+}
+
+/// binary16 <-> float for lf::fp16's operators. When the translation unit is compiled for F16C
+/// (-mf16c, -march=x86-64-v3, -march=native) the hardware conversions are used outside constant
+/// evaluation: VCVTPH2PS is exact and VCVTPS2PH with imm8 = 0 is IEEE roundTiesToEven with the
+/// same NaN quieting, so both paths give the same bits (tests/exhaustive checks both builds).
+constexpr float f16_to_float(std::uint16_t h) {
+#if defined(__F16C__)
+  if (!std::is_constant_evaluated()) return _cvtsh_ss(h);
+#endif
+  return std::bit_cast<float>(f16_to_f32_bits(h));
+}
+constexpr std::uint16_t float_to_f16(float x) {
+#if defined(__F16C__)
+  if (!std::is_constant_evaluated()) return static_cast<std::uint16_t>(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+#endif
+  return f32_to_f16_bits_rne(std::bit_cast<std::uint32_t>(x));
 }
 
 }  // namespace lf::detail
