@@ -92,6 +92,10 @@ constexpr bits_t round_exact(const format& f, const exact_value<U>& x, const env
   return round_pack(f, x.negative, x.exp, x.sig, x.sticky, e, st);
 }
 
+/// True when every finite value of f is an integer multiple of its smallest subnormal that fits,
+/// with a carry, in a 63-bit magnitude: binary16 needs 42 bits, the FP8 formats fewer.
+constexpr bool fits_fixed_point(const format& f) { return f.emax() - f.emin() + f.precision + 2 <= 62; }
+
 /// IEEE 754-2019 §6.3: an exact zero sum of opposite-signed operands is +0, or -0 when rounding
 /// downward.
 constexpr bool exact_zero_sum_sign(rounding mode) { return mode == rounding::downward; }
@@ -144,6 +148,19 @@ LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, c
   if (x.kind == kind::infinite || y.kind == kind::infinite) {
     if (x.kind == kind::infinite && y.kind == kind::infinite && x.negative != y.negative) return invalid_nan(f, st);
     return infinity(f, x.kind == kind::infinite ? x.negative : y.negative);
+  }
+  if (fits_fixed_point(f)) {
+    // Every value is an integer multiple of the smallest subnormal 2^base, and the whole range
+    // fits a 64-bit two's complement integer: the exact sum is one integer addition.
+    const int base = f.emin() - f.fraction_bits();
+    auto fixed = [base](const unpacked& u) {
+      const auto v = static_cast<std::int64_t>(u.sig << (u.kind == kind::zero ? 0 : u.exp - base));
+      return u.negative ? -v : v;
+    };
+    const std::int64_t sum = fixed(x) + fixed(y);
+    if (sum == 0)  // §6.3: -0 + -0 = -0; any other exact zero sum is +0 (-0 rounding downward)
+      return zero_bits(f, x.negative == y.negative ? x.negative : exact_zero_sum_sign(e.mode));
+    return round_pack(f, sum < 0, base, static_cast<std::uint64_t>(sum < 0 ? -sum : sum), false, e, st);
   }
   if (x.kind == kind::zero && y.kind == kind::zero)
     return zero_bits(f, x.negative == y.negative ? x.negative : exact_zero_sum_sign(e.mode));

@@ -167,11 +167,10 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
   if (sig == 0 && !sticky) return zero_bits(f, negative);
   // 1.
   int w = bit_width(sig);
-  if (w < p + 2) {
-    sig <<= (p + 2 - w);
-    exp -= (p + 2 - w);
-    w = p + 2;
-  }
+  const int grow = w < p + 2 ? p + 2 - w : 0;  // (selected, not branched: widths vary at random)
+  sig <<= grow;
+  exp -= grow;
+  w += grow;
   sig = (sig << 1) | U{sticky};  // the sticky part as one more low bit (0 when exact)
   exp -= 1;
   w += 1;
@@ -219,14 +218,12 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
     return zero_bits(f, negative);
   }
   // 6.
-  if (inexact) {
-    st |= status::inexact;
-    if (tiny) st |= status::underflow;
-  }
-  const std::uint64_t k = static_cast<std::uint64_t>(kept);
-  if (!normal) return sign_bit(f, negative) | k;  // subnormal or zero: biased exponent 0
-  const auto biased = static_cast<std::uint64_t>(q + p - 1 + f.bias());
-  return sign_bit(f, negative) | (biased << f.fraction_bits()) | (k & f.fraction_mask());
+  st |= static_cast<status>(static_cast<std::uint8_t>(inexact) *
+                            (to_bits(status::inexact) | (tiny ? to_bits(status::underflow) : 0)));
+  // Encoding: biased exponent minus one, shifted, plus the significand. The hidden bit of a normal
+  // significand adds the missing one; a subnormal (q at the bottom of the range) adds nothing.
+  const auto steps = static_cast<std::uint64_t>(q - (f.emin() - (p - 1)));
+  return sign_bit(f, negative) | ((steps << f.fraction_bits()) + static_cast<std::uint64_t>(kept));
 }
 
 /// The same decision at a fixed binary point: rounds |x| = sig * 2^exp (exp may be negative) to
