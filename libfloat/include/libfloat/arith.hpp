@@ -4,7 +4,10 @@
 // significand plus a sticky bit) and leaves every rounding decision to detail::round_pack.
 // Functions here take the format at run time; lf::fp<F> (fp.hpp) wraps them with types.
 //
-// NaN rule (IEEE 754-2019 §6.2.3 leaves the choice open; this is x86 SSE's and TestFloat's):
+// NaN rule (IEEE 754-2019 §6.2.3 leaves the choice open; this is Berkeley SoftFloat's x86-SSE
+// specialisation, so TestFloat's expected results match bit for bit; it agrees with x86 SSE
+// except that fma(0, ∞, qNaN) gives the default NaN and raises invalid, where x86 FMA returns the
+// NaN addend):
 // an operation with NaN operands returns the first NaN operand, quieted; a signaling NaN operand
 // raises invalid. An invalid operation (∞-∞, 0*∞, 0/0, ∞/∞, sqrt(-x), rem(∞,y), rem(x,0)) returns
 // the format's default NaN (format::default_nan_bits) and raises invalid.

@@ -300,7 +300,9 @@ class std::numeric_limits<lf::fp<F>> {
   static constexpr std::float_denorm_style has_denorm = std::denorm_present;
   static constexpr bool has_denorm_loss = false;
   static constexpr std::float_round_style round_style = std::round_to_nearest;
-  static constexpr bool is_iec559 = F.kind == lf::nonfinite::ieee;
+  /// Only the IEEE 754 interchange formats themselves (bfloat16, TF32 and FP8 are IEEE-style but
+  /// not IEC 559 formats, as PyTorch and Eigen also report).
+  static constexpr bool is_iec559 = F == lf::binary16 || F == lf::binary32 || F == lf::binary64;
   static constexpr bool is_bounded = true;
   static constexpr bool is_modulo = false;
   static constexpr int digits = F.precision;
@@ -337,7 +339,10 @@ class std::numeric_limits<lf::fp<F>> {
 
 template <lf::format F>
 struct std::hash<lf::fp<F>> {
+  /// Consistent with operator==: +0 and -0 are equal, so both hash like +0. (NaNs compare
+  /// unequal to everything, so their hashes are free.)
   std::size_t operator()(const lf::fp<F>& x) const noexcept {
-    return std::hash<typename lf::fp<F>::storage_type>{}(x.bits());
+    const auto b = (x.bits() & ~F.sign_mask()) == 0 ? typename lf::fp<F>::storage_type{0} : x.bits();
+    return std::hash<typename lf::fp<F>::storage_type>{}(b);
   }
 };
