@@ -143,28 +143,50 @@ constexpr bits_t copysign(const format& f, bits_t a, bits_t b) {
 
 namespace detail {
 
+/// add with a NaN or infinite operand; kept out of line so the common path stays small.
+[[gnu::noinline]] constexpr bits_t add_nonfinite(const format& f, bits_t a, bits_t b, const unpacked& x,
+                                                 const unpacked& y, status& st) {
+  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
+  if (x.kind == kind::infinite && y.kind == kind::infinite && x.negative != y.negative) return invalid_nan(f, st);
+  return infinity(f, x.kind == kind::infinite ? x.negative : y.negative);
+}
+
+/// mul with a NaN or infinite operand, out of line.
+[[gnu::noinline]] constexpr bits_t mul_nonfinite(const format& f, bits_t a, bits_t b, const unpacked& x,
+                                                 const unpacked& y, status& st) {
+  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
+  if (x.kind == kind::zero || y.kind == kind::zero) return invalid_nan(f, st);  // 0 * inf
+  return infinity(f, x.negative != y.negative);
+}
+
 /// §5.4.1 addition, correctly rounded.
 template <typename U>
 LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
-  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
-  if (x.kind == kind::infinite || y.kind == kind::infinite) {
-    if (x.kind == kind::infinite && y.kind == kind::infinite && x.negative != y.negative) return invalid_nan(f, st);
-    return infinity(f, x.kind == kind::infinite ? x.negative : y.negative);
-  }
   if (fits_fixed_point(f)) {
-    // Every value is an integer multiple of the smallest subnormal 2^base, and the whole range
-    // fits a 64-bit two's complement integer: the exact sum is one integer addition.
-    const int base = f.emin() - f.fraction_bits();
-    auto fixed = [base](const unpacked& u) {
-      const auto v = static_cast<std::int64_t>(u.sig << (u.kind == kind::zero ? 0 : u.exp - base));
-      return u.negative ? -v : v;
+    // Every value is an integer multiple of the smallest subnormal 2^(emin - p + 1), and the whole
+    // range fits a 64-bit two's complement integer: the exact sum is one integer addition.
+    // Encoding -> integer: (fraction | hidden bit) << (biased exponent - 1), subnormals unshifted.
+    if (is_nonfinite_bits(f, a) || is_nonfinite_bits(f, b))
+      return add_nonfinite(f, a, b, unpack(f, a), unpack(f, b), st);
+    auto fixed = [&f, &e](bits_t v) {
+      const std::uint64_t be = (v & f.exponent_mask()) >> f.fraction_bits();
+      const std::uint64_t normal = be != 0;
+      std::uint64_t sig = (v & f.fraction_mask()) | (normal << f.fraction_bits());
+      if (daz(e)) sig = normal ? sig : 0;
+      const auto mag = static_cast<std::int64_t>(sig << (be - normal));
+      const std::int64_t m = -static_cast<std::int64_t>((v & f.sign_mask()) != 0);  // 0 or -1
+      return (mag ^ m) - m;  // negated without a branch: signs are coin flips
     };
-    const std::int64_t sum = fixed(x) + fixed(y);
-    if (sum == 0)  // §6.3: -0 + -0 = -0; any other exact zero sum is +0 (-0 rounding downward)
-      return zero_bits(f, x.negative == y.negative ? x.negative : exact_zero_sum_sign(e.mode));
-    return round_pack(f, sum < 0, base, static_cast<std::uint64_t>(sum < 0 ? -sum : sum), false, e, st);
+    const std::int64_t sum = fixed(a) + fixed(b);
+    if (sum == 0) {  // §6.3: -0 + -0 = -0; any other exact zero sum is +0 (-0 rounding downward)
+      const bool na = (a & f.sign_mask()) != 0, nb = (b & f.sign_mask()) != 0;
+      return zero_bits(f, na == nb ? na : exact_zero_sum_sign(e.mode));
+    }
+    return round_pack(f, sum < 0, f.emin() - f.fraction_bits(),
+                      static_cast<std::uint64_t>(sum < 0 ? -sum : sum), false, e, st);
   }
+  const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
+  if (x.kind > kind::finite || y.kind > kind::finite) return add_nonfinite(f, a, b, x, y, st);
   if (x.kind == kind::zero && y.kind == kind::zero)
     return zero_bits(f, x.negative == y.negative ? x.negative : exact_zero_sum_sign(e.mode));
   if (x.kind == kind::zero) return round_pack(f, y.negative, y.exp, y.sig, false, e, st);
@@ -178,14 +200,9 @@ LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, c
 template <typename U>
 LIBFLOAT_INLINE constexpr bits_t mul_impl(const format& f, bits_t a, bits_t b, const env& e, status& st) {
   const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
-  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
-  const bool negative = x.negative != y.negative;
-  if (x.kind == kind::infinite || y.kind == kind::infinite) {
-    if (x.kind == kind::zero || y.kind == kind::zero) return invalid_nan(f, st);
-    return infinity(f, negative);
-  }
-  if (x.kind == kind::zero || y.kind == kind::zero) return zero_bits(f, negative);
-  return round_pack(f, negative, x.exp + y.exp, U{x.sig} * U{y.sig}, false, e, st);
+  if (x.kind > kind::finite || y.kind > kind::finite) return mul_nonfinite(f, a, b, x, y, st);
+  // A zero operand has sig 0: the product is an exact zero of the right sign.
+  return round_pack(f, x.negative != y.negative, x.exp + y.exp, U{x.sig} * U{y.sig}, false, e, st);
 }
 
 /// §5.4.1 division, correctly rounded. Finite / 0 raises divide_by_zero (§7.3).

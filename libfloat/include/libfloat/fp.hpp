@@ -168,14 +168,15 @@ constexpr std::uint32_t tf32_to_binary32_word(tf32 x) { return static_cast<std::
 
 #define LIBFLOAT_TYPED_BINARY(name)                                                             \
   template <format F>                                                                           \
-  constexpr fp<F> name(fp<F> a, fp<F> b, const env& e, status* st = nullptr) {                  \
+  LIBFLOAT_INLINE constexpr fp<F> name(fp<F> a, fp<F> b, const env& e, status* st = nullptr) {  \
     status s{};                                                                                 \
     const auto r = name(F, a.bits(), b.bits(), e, s);                                           \
     detail::report(st, s);                                                                      \
     return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));                     \
   }                                                                                             \
   template <format F>                                                                           \
-  constexpr fp<F> name(fp<F> a, fp<F> b, rounding r = rounding::nearest_even, status* st = nullptr) { \
+  LIBFLOAT_INLINE constexpr fp<F> name(fp<F> a, fp<F> b, rounding r = rounding::nearest_even,   \
+                                       status* st = nullptr) {                                  \
     return name(a, b, env{r}, st);                                                              \
   }
 LIBFLOAT_TYPED_BINARY(add)

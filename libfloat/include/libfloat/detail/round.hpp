@@ -61,11 +61,12 @@ LIBFLOAT_INLINE constexpr decision<U> round_shift(U sig, int shift, bool negativ
   const lost frac = !nonzero ? lost::zero : above ? lost::above_half : tie ? lost::half : lost::below_half;
   bool up = false;
   switch (mode) {
-    case rounding::nearest_even: up = above || (tie && (kept & 1)); break;
-    case rounding::nearest_away: up = above || tie; break;
+    // Bitwise | and & on purpose: || and && become branches, and these are coin flips.
+    case rounding::nearest_even: up = above | (tie & static_cast<bool>(kept & 1)); break;
+    case rounding::nearest_away: up = above | tie; break;
     case rounding::toward_zero: up = false; break;
-    case rounding::upward: up = nonzero && !negative; break;
-    case rounding::downward: up = nonzero && negative; break;
+    case rounding::upward: up = nonzero & !negative; break;
+    case rounding::downward: up = nonzero & negative; break;
     case rounding::odd: return {kept | U{nonzero}, frac};
     case rounding::stochastic: {
       // D = the first 32 discarded bits (zero-padded); round up iff random < D.
@@ -100,6 +101,12 @@ LIBFLOAT_INLINE constexpr bool is_nan_bits(const format& f, std::uint64_t a) {
 }
 LIBFLOAT_INLINE constexpr bool is_snan_bits(const format& f, std::uint64_t a) {
   return f.kind == nonfinite::ieee && is_nan_bits(f, a) && !(a & f.quiet_bit());
+}
+
+/// NaN or infinity.
+LIBFLOAT_INLINE constexpr bool is_nonfinite_bits(const format& f, std::uint64_t a) {
+  if (f.kind == nonfinite::ieee) return (a & f.exponent_mask()) == f.exponent_mask();
+  return is_nan_bits(f, a);
 }
 
 /// Splits an encoding; `daz` reads subnormals as zeros (subnormal_inputs::treat_as_zero).
