@@ -75,7 +75,10 @@ constexpr float f16_to_float(std::uint16_t h) {
 }
 constexpr std::uint16_t float_to_f16(float x) {
 #if defined(__F16C__)
-  if (!std::is_constant_evaluated()) return static_cast<std::uint16_t>(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+  // (_mm_cvtps_ph rather than _cvtss_sh: Clang's _cvtss_sh macro uses a compound literal, which
+  // -Wpedantic rejects in C++.)
+  if (!std::is_constant_evaluated())
+    return static_cast<std::uint16_t>(_mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(x), _MM_FROUND_TO_NEAREST_INT), 0));
 #endif
   return f32_to_f16_bits_rne(std::bit_cast<std::uint32_t>(x));
 }
