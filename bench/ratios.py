@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Medians and target ratios from bench_scalar's Google Benchmark JSON (python3, stdlib only).
+
+    python3 bench/ratios.py build/bench/results.json [build/bench/results_f16c.json] [--softfloat-mops 63] [--markdown]
+
+Reads the aggregate rows (run with --benchmark_repetitions=N --benchmark_report_aggregates_only=true),
+takes the median items_per_second of each benchmark, and prints
+  1. every benchmark's median in Mop/s (with the coefficient of variation across repetitions);
+  2. the ratios the performance issue asks for, with the target and whether it is met.
+
+Berkeley SoftFloat is not part of the run: its f16_add throughput is the quoted absolute figure
+(63 Mop/s on random operands on this machine type), so the general-path rows compare with that number.
+"""
+
+import argparse
+import json
+import sys
+
+SOFTFLOAT_F16_ADD_MOPS = 63.0
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    median, cv, errors = {}, {}, {}
+    for b in doc.get("benchmarks", []):
+        name = b.get("run_name", b["name"])
+        if b.get("error_occurred"):
+            errors[name] = b.get("error_message", "error")
+            continue
+        ips = b.get("items_per_second")
+        if ips is None:
+            continue
+        agg = b.get("aggregate_name")
+        if agg == "median":
+            median[name] = ips / 1e6
+        elif agg == "cv":
+            cv[name] = ips
+        elif agg is None and b.get("run_type") == "iteration":
+            # a run without repetitions: one value, use it as the median
+            median.setdefault(name, ips / 1e6)
+    return doc.get("context", {}), median, cv, errors
+
+
+def fmt_mops(v):
+    if v is None:
+        return "n/a"
+    return f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def table(rows, headers, markdown):
+    rows = [[str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    out = []
+    if markdown:
+        out.append("| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |")
+        out.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+        for r in rows:
+            out.append("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
+    else:
+        out.append("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
+        out.append("  ".join("-" * w for w in widths))
+        for r in rows:
+            out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("json", nargs="*", default=["build/bench/results.json"],
+                    help="Google Benchmark JSON files (bench_scalar, bench_scalar_f16c); merged")
+    ap.add_argument("--softfloat-mops", type=float, default=SOFTFLOAT_F16_ADD_MOPS,
+                    help="quoted SoftFloat f16_add throughput in Mop/s (default %(default)s)")
+    ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    args = ap.parse_args()
+
+    context, med, cv, errors = {}, {}, {}, {}
+    for path in args.json:
+        c, m, v, e = load(path)
+        context = context or c
+        med.update(m)
+        cv.update(v)
+        errors.update(e)
+    if not med:
+        print(f"{' '.join(args.json)}: no items_per_second results", file=sys.stderr)
+        return 1
+
+    build_type = context.get("library_build_type")
+    print(f"# {' '.join(args.json)}: {context.get('num_cpus', '?')} CPUs at {context.get('mhz_per_cpu', '?')} MHz, "
+          f"{context.get('date', '')}; medians of the repetitions")
+    if build_type and build_type != "release":
+        print(f"# note: the Google Benchmark library reports build type '{build_type}' (Debian's package does); "
+              "that is the harness, not the code measured")
+    print()
+
+    rows = [[name, fmt_mops(v), f"{100 * cv[name]:.1f}%" if name in cv else ""] for name, v in med.items()]
+    print(table(rows, ["benchmark", "median Mop/s", "cv"], args.markdown))
+    for name, msg in errors.items():
+        print(f"skipped: {name}: {msg}")
+    print()
+
+    def ratio_row(what, num, den, target=None, den_value=None):
+        a = med.get(num)
+        b = den_value if den_value is not None else med.get(den)
+        if a is None or b is None:
+            return [what, fmt_mops(a), fmt_mops(b), "n/a", f">= {target:g}x" if target else "-", "n/a"]
+        r = a / b
+        shown = f"{r:.2f}x" if r >= 0.1 else f"{r:.3g}x"
+        verdict = "-" if target is None else ("met" if r >= target else "MISSED")
+        return [what, fmt_mops(a), fmt_mops(b), shown, f">= {target:g}x" if target else "-", verdict]
+
+    headers = ["ratio", "libfloat Mop/s", "baseline Mop/s", "ratio", "target", "verdict"]
+
+    print("Typed operators (nearest even, no flags) vs GCC _Float16 built without -march (libgcc calls):")
+    rows = []
+    for fmt in ("fp16", "bf16"):
+        for op in ("add", "mul"):
+            rows.append(ratio_row(f"op/{fmt}/{op} / hw/_Float16/{op}/portable", f"op/{fmt}/{op}",
+                                  f"hw/_Float16/{op}/portable", 0.5))
+    print(table(rows, headers, args.markdown))
+    print()
+    print("Same, vs _Float16 with target(\"f16c,avx2\") (inline vcvtph2ps/vcvtps2ph; no target, for information):")
+    rows = []
+    for fmt in ("fp16", "bf16"):
+        for op in ("add", "mul"):
+            rows.append(ratio_row(f"op/{fmt}/{op} / hw/_Float16/{op}/f16c", f"op/{fmt}/{op}",
+                                  f"hw/_Float16/{op}/f16c"))
+    print(table(rows, headers, args.markdown))
+    print()
+    if any(k.startswith("f16c-build/") for k in med):
+        print("Built with -mf16c (bench_scalar_f16c: lf::fp16 operators use F16C) vs _Float16 with the same instructions:")
+        rows = [ratio_row(f"f16c-build/op/fp16/{op} / hw/_Float16/{op}/f16c", f"f16c-build/op/fp16/{op}",
+                          f"hw/_Float16/{op}/f16c", 0.5) for op in ("add", "mul")]
+        print(table(rows, headers, args.markdown))
+        print()
+
+    sf = args.softfloat_mops
+    print(f"General path (any mode, with flags) vs Berkeley SoftFloat f16_add, quoted at {sf:g} Mop/s "
+          f"(not measured in this run; target >= 3x = {3 * sf:g} Mop/s):")
+    rows = []
+    for path in ("typed", "runtime"):
+        for mode in ("nearest_even", "toward_zero"):
+            for data in ("", "/wide"):
+                name = f"{path}/fp16/add/{mode}{data}"
+                rows.append(ratio_row(f"{name} / SoftFloat f16_add", name, None, 3.0, den_value=sf))
+    print(table(rows, headers, args.markdown))
+    print()
+
+    print("Conversion float -> binary16 vs F16C vcvtps2ph (8 per instruction; no target, for information):")
+    rows = []
+    for name in ("cvt/fp16/op", "cvt/fp16/from/nearest_even", "cvt/fp16/from/toward_zero",
+                 "cvt/fp16/runtime/nearest_even", "cvt/fp16/runtime/toward_zero"):
+        rows.append(ratio_row(f"{name} / hw/f16c/cvt", name, "hw/f16c/cvt"))
+    for name in ("cvt/fp16/op", "cvt/fp16/from/nearest_even"):
+        rows.append(ratio_row(f"{name} / hw/_Float16/cvt/portable", name, "hw/_Float16/cvt/portable"))
+        rows.append(ratio_row(f"{name}/wide / hw/f16c/cvt/wide", f"{name}/wide", "hw/f16c/cvt/wide"))
+    rows.append(ratio_row("f16c-build/cvt/fp16/op / hw/f16c/cvt", "f16c-build/cvt/fp16/op", "hw/f16c/cvt"))
+    rows.append(ratio_row("f16c-build/cvt/fp16/op / hw/_Float16/cvt/f16c", "f16c-build/cvt/fp16/op",
+                          "hw/_Float16/cvt/f16c"))
+    rows.append(ratio_row("cvt/bf16/op / hw/avx512bf16/cvt", "cvt/bf16/op", "hw/avx512bf16/cvt"))
+    print(table(rows, headers, args.markdown))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
