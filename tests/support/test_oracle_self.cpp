@@ -71,7 +71,7 @@ oracle::result reference(op o, std::uint32_t a, std::uint32_t b, std::uint32_t c
 }  // namespace
 
 TEST_CASE("oracle agrees with x86 SSE binary32 + - * / sqrt fma, bits and flags, in the four IEEE directions "
-          "(40000 random operand sets biased to subnormal, overflow and cancellation cases)") {
+          "(20000 random operand sets biased to subnormal, overflow and cancellation cases)") {
   struct dir {
     int fe;
     oracle::mode m;
@@ -85,7 +85,7 @@ TEST_CASE("oracle agrees with x86 SSE binary32 + - * / sqrt fma, bits and flags,
   const char* op_names[] = {"add", "sub", "mul", "div", "sqrt", "fma"};
   std::mt19937_64 rng(20240601);
   long cases = 0, bad = 0;
-  for (int it = 0; it < 40000; ++it) {
+  for (int it = 0; it < 20000; ++it) {
     auto a = static_cast<std::uint32_t>(rng()), b = static_cast<std::uint32_t>(rng()), c = static_cast<std::uint32_t>(rng());
     switch (it % 4) {
       case 1:  // tiny exponents: subnormal results
@@ -110,9 +110,15 @@ TEST_CASE("oracle agrees with x86 SSE binary32 + - * / sqrt fma, bits and flags,
         const oracle::result ref = reference(ops[k], a, b, c, d.m);
         std::fesetround(d.fe);
         ++cases;
-        if (hw.bits != ref.bits || hw.flags != ref.flags) {
+        // fma's NaN precedence depends on which of vfmadd132/213/231 the compiler picked: with
+        // several NaN operands only "some NaN, same flags" is comparable.
+        const auto is_nan = [](std::uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; };
+        const bool nans_ambiguous = ops[k] == op::fma && (int(is_nan(a)) + int(is_nan(b)) + int(is_nan(c))) >= 2;
+        const bool same_bits = nans_ambiguous ? (is_nan(hw.bits) && is_nan(static_cast<std::uint32_t>(ref.bits)))
+                                              : hw.bits == ref.bits;
+        if (!same_bits || hw.flags != ref.flags) {
           if (bad++ < 6)
-            FAIL_CHECK(d.name << " " << op_names[k] << "(" << oracle::hex(a, 32) << ", " << oracle::hex(b, 32) << ", "
+            FAIL_CHECK(std::string(d.name) << " " << std::string(op_names[k]) << "(" << oracle::hex(a, 32) << ", " << oracle::hex(b, 32) << ", "
                               << oracle::hex(c, 32) << "): hardware " << oracle::hex(hw.bits, 32) << " flags "
                               << int(hw.flags) << ", oracle " << oracle::hex(ref.bits, 32) << " flags "
                               << int(ref.flags));

@@ -115,11 +115,18 @@ class fp {
 
   template <op O>
   constexpr fp binary_op(fp b) const {
-    if constexpr (F == binary16 || F == bfloat16 || F == binary32) {
+    if constexpr (F == binary16 || F == bfloat16 || F == binary32 || F == binary64) {
       // binary16/bfloat16: binary32 arithmetic then one narrowing is correctly rounded (fast.hpp).
-      return fp(apply<O>(static_cast<float>(*this), static_cast<float>(b)));
-    } else if constexpr (F == binary64) {
-      return fp(apply<O>(static_cast<double>(*this), static_cast<double>(b)));
+      using H = std::conditional_t<F == binary64, double, float>;
+      const fp r(apply<O>(static_cast<H>(*this), static_cast<H>(b)));
+      // The NaN rule (first NaN operand, quieted) is applied here rather than left to the FPU: the
+      // compiler may swap the operands of a commutative + or *, and x86 returns the first one's
+      // NaN. Selected, not branched, so loops still vectorise.
+      const auto quiet = static_cast<storage_type>(F.quiet_bit());
+      storage_type out = r.bits_;
+      out = detail::is_nan_bits(F, b.bits_) ? static_cast<storage_type>(b.bits_ | quiet) : out;
+      out = detail::is_nan_bits(F, bits_) ? static_cast<storage_type>(bits_ | quiet) : out;
+      return from_bits(out);
     } else {
       status ignored{};
       bits_t r{};

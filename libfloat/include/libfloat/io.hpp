@@ -1,22 +1,19 @@
 // libfloat/io.hpp: stream output. Kept out of the core headers, which include no iostream.
 #pragma once
 
-#include <ios>
-#include <limits>
 #include <ostream>
 
+#include "decimal.hpp"
 #include "fp.hpp"
 
 namespace lf {
 
-/// Writes x with enough significant digits (max_digits10 of F) that the text reads back to the
-/// same encoding. The value goes through double, which holds every value of every format exactly.
+/// Writes lf::to_shortest(x) (decimal.hpp): the fewest significant digits that read back (with
+/// lf::parse, nearest even) to the same encoding, in std::to_chars' notation: fp16 0.1 prints
+/// "0.1", binary32 values print exactly as std::to_chars(float) does. Width and fill apply.
 template <format F>
 std::ostream& operator<<(std::ostream& os, fp<F> x) {
-  const auto old = os.precision(std::numeric_limits<fp<F>>::max_digits10);
-  os << static_cast<double>(x);
-  os.precision(old);
-  return os;
+  return os << to_shortest(x);
 }
 
 }  // namespace lf

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "arith.hpp"
+#include "decimal.hpp"
 #include "format.hpp"
 #include "fp.hpp"
 #include "io.hpp"
