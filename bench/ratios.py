@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Medians and target ratios from bench_scalar's Google Benchmark JSON (python3, stdlib only).
+"""Medians and target ratios from the benchmarks' Google Benchmark JSON (python3, stdlib only).
 
-    python3 bench/ratios.py build/bench/results.json [build/bench/results_f16c.json] [--softfloat-mops 63] [--markdown]
+    python3 bench/ratios.py build/bench/results.json [build/bench/results_f16c.json]
+                            [build/bench/results_decimal.json] [--softfloat-mops 63] [--markdown]
 
 Reads the aggregate rows (run with --benchmark_repetitions=N --benchmark_report_aggregates_only=true),
 takes the median items_per_second of each benchmark, and prints
   1. every benchmark's median in Mop/s (with the coefficient of variation across repetitions);
-  2. the ratios the performance issue asks for, with the target and whether it is met.
+  2. the ratios the performance issue asks for, with the target and whether it is met;
+  3. for bench_decimal: lf::parse / std::from_chars(float) and lf::to_shortest / std::to_chars(float),
+     target >= 0.5x on short inputs (the decimal I/O issue).
+Each group of ratios is printed only when its suite's results are among the files.
 
 Berkeley SoftFloat is not part of the run: its f16_add throughput is the quoted absolute figure
 (63 Mop/s on random operands on this machine type), so the general-path rows compare with that number.
@@ -65,10 +69,36 @@ def table(rows, headers, markdown):
     return "\n".join(out)
 
 
+def print_decimal_ratios(med, ratio_row, headers, markdown):
+    """bench_decimal: parsing and shortest printing against the standard library's float functions."""
+    print("Decimal parsing: lf::parse<F> (nearest even) vs std::from_chars(float) on the same strings:")
+    rows = []
+    for data in ("random", "literals"):
+        for fmt in ("fp16", "bf16", "fp32"):
+            rows.append(ratio_row(f"parse/{fmt}/{data} / std/from_chars/{fmt}/{data}", f"parse/{fmt}/{data}",
+                                  f"std/from_chars/{fmt}/{data}", 0.5))
+    for fmt in ("fp16", "fp32"):
+        rows.append(ratio_row(f"parse_runtime/{fmt}/random / std/from_chars/{fmt}/random (info)",
+                              f"parse_runtime/{fmt}/random", f"std/from_chars/{fmt}/random"))
+    print(table(rows, headers, markdown))
+    print()
+    print("Shortest printing: lf::to_shortest (returns std::string) vs std::to_chars(float) into a buffer, same values:")
+    rows = []
+    for data in ("random", "literals"):
+        for fmt in ("fp16", "bf16", "fp32"):
+            rows.append(ratio_row(f"print/{fmt}/{data} / std/to_chars/{fmt}/{data}", f"print/{fmt}/{data}",
+                                  f"std/to_chars/{fmt}/{data}", 0.5))
+    for fmt in ("fp16", "bf16", "fp32"):
+        rows.append(ratio_row(f"print/{fmt}/random / std/to_chars_string/{fmt}/random (info)",
+                              f"print/{fmt}/random", f"std/to_chars_string/{fmt}/random"))
+    print(table(rows, headers, markdown))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="*", default=["build/bench/results.json"],
-                    help="Google Benchmark JSON files (bench_scalar, bench_scalar_f16c); merged")
+                    help="Google Benchmark JSON files (bench_scalar, bench_scalar_f16c, bench_decimal); merged")
     ap.add_argument("--softfloat-mops", type=float, default=SOFTFLOAT_F16_ADD_MOPS,
                     help="quoted SoftFloat f16_add throughput in Mop/s (default %(default)s)")
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
@@ -110,6 +140,11 @@ def main():
         return [what, fmt_mops(a), fmt_mops(b), shown, f">= {target:g}x" if target else "-", verdict]
 
     headers = ["ratio", "libfloat Mop/s", "baseline Mop/s", "ratio", "target", "verdict"]
+
+    if any(k.startswith(("parse/", "print/", "std/")) for k in med):
+        print_decimal_ratios(med, ratio_row, headers, args.markdown)
+    if not any(k.startswith(("op/", "typed/", "runtime/", "cvt/", "hw/", "f16c-build/")) for k in med):
+        return 0
 
     print("Typed operators (nearest even, no flags) vs GCC _Float16 built without -march (libgcc calls):")
     rows = []

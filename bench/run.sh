@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds the bench preset (Release) and runs the scalar suite with repetitions; writes Google
-# Benchmark's JSON to build/bench/results.json (and results_f16c.json from the -mf16c build of the
-# same source, on x86) and prints the medians and ratios (bench/ratios.py).
+# Builds the bench preset (Release) and runs the suites with repetitions; writes Google Benchmark's
+# JSON to build/bench/results.json (scalar; and results_f16c.json from the -mf16c build of the same
+# source, on x86) and build/bench/results_decimal.json (decimal parsing and printing), and prints
+# the medians and ratios (bench/ratios.py).
 #
-#   bench/run.sh                                  # the whole suite, a few minutes on 2 cores
-#   bench/run.sh --benchmark_filter='fp16'        # extra arguments go to the benchmark binary
+#   bench/run.sh                                  # every suite, a few minutes on 2 cores
+#   bench/run.sh --benchmark_filter='fp16'        # extra arguments go to every benchmark binary
+#   LIBFLOAT_BENCH_SUITES=decimal bench/run.sh    # only some suites: scalar, decimal (default both)
 #
 # Timings on a shared or virtual machine are noisy: quote medians, never put them in tests.
 set -euo pipefail
@@ -13,21 +15,42 @@ cd "$(dirname "$0")/.."
 build=build/bench
 out=$build/results.json
 out_f16c=$build/results_f16c.json
+out_decimal=$build/results_decimal.json
 args=(--benchmark_repetitions=9 --benchmark_report_aggregates_only=true --benchmark_min_time=0.1
       --benchmark_out_format=json)
+read -r -a suites <<<"${LIBFLOAT_BENCH_SUITES:-scalar decimal}"
+has() {
+  local s
+  for s in "${suites[@]}"; do [[ $s == "$1" ]] && return 0; done
+  return 1
+}
+for s in "${suites[@]}"; do
+  case $s in scalar | decimal) ;; *) echo "$0: unknown suite '$s' in LIBFLOAT_BENCH_SUITES (scalar, decimal)" >&2; exit 2 ;; esac
+done
 
 cmake --preset bench >/dev/null
-targets=(bench_scalar)
-case "$(uname -m)" in x86_64 | amd64 | i?86) targets+=(bench_scalar_f16c) ;; esac  # see bench/CMakeLists.txt
+targets=()
+if has scalar; then
+  targets+=(bench_scalar)
+  case "$(uname -m)" in x86_64 | amd64 | i?86) targets+=(bench_scalar_f16c) ;; esac  # see bench/CMakeLists.txt
+fi
+if has decimal; then targets+=(bench_decimal); fi
 cmake --build --preset bench -j2 --target "${targets[@]}"
 
-"$build/bench/bench_scalar" "${args[@]}" --benchmark_out="$out" "$@"
-results=("$out")
-if [[ -x $build/bench/bench_scalar_f16c ]]; then
-  # the -mf16c build of the same source (x86 only; exits at once on a CPU without F16C)
-  rm -f "$out_f16c"
-  "$build/bench/bench_scalar_f16c" "${args[@]}" --benchmark_out="$out_f16c" "$@"
-  if [[ -s $out_f16c ]]; then results+=("$out_f16c"); fi
+results=()
+if has scalar; then
+  "$build/bench/bench_scalar" "${args[@]}" --benchmark_out="$out" "$@"
+  results+=("$out")
+  if [[ -x $build/bench/bench_scalar_f16c ]]; then
+    # the -mf16c build of the same source (x86 only; exits at once on a CPU without F16C)
+    rm -f "$out_f16c"
+    "$build/bench/bench_scalar_f16c" "${args[@]}" --benchmark_out="$out_f16c" "$@"
+    if [[ -s $out_f16c ]]; then results+=("$out_f16c"); fi
+  fi
+fi
+if has decimal; then
+  "$build/bench/bench_decimal" "${args[@]}" --benchmark_out="$out_decimal" "$@"
+  results+=("$out_decimal")
 fi
 
 python3 bench/ratios.py "${results[@]}"

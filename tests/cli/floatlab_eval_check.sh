@@ -201,6 +201,114 @@ expect "a NaN never matches a number" 1 $'line 1: 7E00 3C00 => got 7E00 00, expe
 expect "NaN match still needs the flags" 1 $'line 1: 7C01 3C00 => got 7E01 10, expected 7E00 00\n0 passed, 1 failed' \
   "7C01 3C00 7E00 00\n" check f16_add
 
+# ---- decimal text: <f>_from_dec and <f>_to_dec --------------------------------------------------
+# Expected encodings worked out by hand from the definitions (value = 1.f * 2^(e - bias)), e.g.
+# 0.1 = 1.6 * 2^-4: f16 exponent field -4 + 15 = 01011, fraction 0.6 * 2^10 = 614.4 -> 614 = 0x266
+# (rounded down: inexact 01), 0|01011|1001100110 = 2E66. Every row below was also checked against
+# an exact-rational reference written for this purpose (Python fractions, sharing no code with the
+# library): round the exact value of the string to p bits with SoftFloat's flags.
+
+expect "from_dec: the issue's example" 0 "0.1 2E66 01" "0.1\n" eval f16_from_dec
+# bf16: exponent 127 - 4 = 01111011, fraction 0.6 * 2^7 = 76.8 -> 77 = 1001101: 3DCD. f32 0.1 is the
+# well-known 3DCCCCCD, f64 3FB999999999999A. tf32 (19 bits): 123 << 10 | 614 = 1EE66. e5m2:
+# 01011, 0.6 * 4 = 2.4 -> 10: 0|01011|10 = 2E. e4m3 (bias 7): 0011, 0.6 * 8 = 4.8 -> 101: 1D.
+expect "from_dec bf16" 0 "0.1 3DCD 01" "0.1\n" eval bf16_from_dec
+expect "from_dec f32" 0 "0.1 3DCCCCCD 01" "0.1\n" eval f32_from_dec
+expect "from_dec f64" 0 "0.1 3FB999999999999A 01" "0.1\n" eval f64_from_dec
+expect "from_dec tf32" 0 "0.1 1EE66 01" "0.1\n" eval tf32_from_dec
+expect "from_dec e5m2" 0 "0.1 2E 01" "0.1\n" eval e5m2_from_dec
+expect "from_dec e4m3" 0 "0.1 1D 01" "0.1\n" eval e4m3_from_dec
+# exact values: no flag. 5 = 1.25 * 2^2 = 0|10001|0100000000 = 4500; .5 = 3800; 65504 = max = 7BFF;
+# 2^-24 = 5.9604644775390625e-8 = smallest subnormal 0001 (exact, so no underflow flag).
+expect "from_dec exact values" 0 $'1 3C00 00\n.5 3800 00\n5. 4500 00\n-0 8000 00\n+0.0e5 0000 00\n65504 7BFF 00\n5.9604644775390625e-8 0001 00' \
+  "1\n.5\n5.\n-0\n+0.0e5\n65504\n5.9604644775390625e-8\n" eval f16_from_dec
+# whitespace around the string and CRLF are not part of it; blank lines are skipped as for the other ops
+expect "from_dec: spaces, CRLF, blank lines" 0 $'0.1 2E66 01\n1 3C00 00' "\n  0.1\t\r\n\n1\n" eval f16_from_dec
+# hex floats: 0x1.8p-3 = 1.5 * 2^-3 = 0|01100|1000000000 = 3200; 0x1.ffcp15 = 65504; -0X1P0 = -1.
+expect "from_dec hex floats" 0 $'0x1.8p-3 3200 00\n0x1.ffcp15 7BFF 00\n-0X1P0 BC00 00' \
+  "0x1.8p-3\n0x1.ffcp15\n-0X1P0\n" eval f16_from_dec
+# 1.00048828125 = 1 + 2^-11 is the midpoint of 3C00 (1) and 3C01 (1 + 2^-10): each direction, both signs
+mid=$'1.00048828125\n-1.00048828125\n'
+expect "midpoint near_even" 0 $'1.00048828125 3C00 01\n-1.00048828125 BC00 01' "$mid" eval f16_from_dec -r near_even
+expect "midpoint near_maxMag" 0 $'1.00048828125 3C01 01\n-1.00048828125 BC01 01' "$mid" eval f16_from_dec -r near_maxMag
+expect "midpoint minMag" 0 $'1.00048828125 3C00 01\n-1.00048828125 BC00 01' "$mid" eval f16_from_dec -r minMag
+expect "midpoint max" 0 $'1.00048828125 3C01 01\n-1.00048828125 BC00 01' "$mid" eval f16_from_dec -r max
+expect "midpoint min" 0 $'1.00048828125 3C00 01\n-1.00048828125 BC01 01' "$mid" eval f16_from_dec -r min
+expect "midpoint odd" 0 $'1.00048828125 3C01 01\n-1.00048828125 BC01 01' "$mid" eval f16_from_dec -r odd
+# 40 significant digits: the midpoint plus or minus 10^-39 lands on the side it is on (a parser going
+# through double would see the midpoint itself, 1 + 2^-11 being a double, and tie to even 3C00)
+expect "40 digits above the midpoint" 0 "1.000488281250000000000000000000000000001 3C01 01" \
+  "1.000488281250000000000000000000000000001\n" eval f16_from_dec
+expect "40 digits below the midpoint" 0 "1.000488281249999999999999999999999999999 3C00 01" \
+  "1.000488281249999999999999999999999999999\n" eval f16_from_dec
+# overflow: 65520 = 65504 + 16 is the midpoint of max and 2^16, ties to even = infinity (overflow|inexact);
+# just below stays max; --saturate keeps max. Huge and tiny exponents.
+expect "from_dec overflow" 0 $'65520 7C00 05\n65519.99999 7BFF 01\n123456789012345678901234567890e-5 7C00 05\n-1e10000 FC00 05' \
+  "65520\n65519.99999\n123456789012345678901234567890e-5\n-1e10000\n" eval f16_from_dec
+expect "from_dec --saturate" 0 "1e5 7BFF 05" "1e5\n" eval f16_from_dec --saturate
+# underflow: 1e-8 = 0.168 * 2^-24 rounds to 0 (underflow|inexact), upward to 0001; 3e-5 = 503.3 * 2^-24
+# rounds to the subnormal 01F7, or flushes to 0 under --ftz
+expect "from_dec underflow" 0 $'1e-8 0000 03\n1e-10000 0000 03\n3e-5 01F7 03' "1e-8\n1e-10000\n3e-5\n" eval f16_from_dec
+expect "from_dec underflow upward" 0 "1e-8 0001 03" "1e-8\n" eval f16_from_dec -r max
+expect "from_dec --ftz" 0 "3e-5 0000 03" "3e-5\n" eval f16_from_dec --ftz
+# inf/nan/snan, any case: f16 infinity 7C00, quiet NaN 7E00, signaling NaN with the smallest payload 7C01;
+# E4M3 has no infinity (inf -> NaN 7F, invalid 10; --saturate -> max 7E) and no signaling NaN
+expect "from_dec inf/nan/snan" 0 $'inf 7C00 00\n-Infinity FC00 00\nnan 7E00 00\n-NaN FE00 00\nSNaN 7C01 00' \
+  "inf\n-Infinity\nnan\n-NaN\nSNaN\n" eval f16_from_dec
+expect "from_dec e4m3 inf/nan" 0 $'inf 7F 10\nnan 7F 00\nsnan 7F 00' "inf\nnan\nsnan\n" eval e4m3_from_dec
+expect "from_dec e4m3 inf --saturate" 0 "inf 7E 00" "inf\n" eval e4m3_from_dec --saturate
+# stochastic: the midpoint goes both ways over 400 draws, the same way for the same seed
+halfway=$(for _ in $(seq 400); do echo "1.00048828125"; done)
+run "$halfway\n" eval f16_from_dec -r stochastic --seed 3
+first=$out
+run "$halfway\n" eval f16_from_dec -r stochastic --seed 3
+checks=$((checks + 1))
+[[ $rc == 0 && $out == "$first" && $first == *"1.00048828125 3C00 01"* && $first == *"1.00048828125 3C01 01"* ]] ||
+  fail "from_dec stochastic: reproducible, and the midpoint should round both ways over 400 draws"
+
+# malformed strings: exit 2, the line number, the offending character and its position (from 0);
+# the lines before are still printed
+expect_error "from_dec '1.2.3'" 2 "floatlab: line 2: " "'1.2.3' is not a number" "unexpected character '.' at position 3" -- \
+  "0.1\n1.2.3\n" eval f16_from_dec
+expect "from_dec: output before the error" 2 "0.1 2E66 01" "0.1\n1.2.3\n" eval f16_from_dec
+expect_error "from_dec '1e'" 2 "line 1: " "unexpected end of input at position 2" "exponent digit" -- "1e\n" eval f16_from_dec
+expect_error "from_dec '0x'" 2 "line 1: " "unexpected end of input at position 2" "hexadecimal digit" -- "0x\n" eval f16_from_dec
+expect_error "from_dec '--1'" 2 "line 1: " "unexpected character '-' at position 1" -- "--1\n" eval f16_from_dec
+expect_error "from_dec trailing garbage" 2 "line 3: " "unexpected character 'x' at position 3" -- \
+  "1\n\n0.5x\n" eval f16_from_dec
+expect_error "from_dec 'inf1'" 2 "line 1: " "unexpected character '1' at position 3" -- "inf1\n" eval f16_from_dec
+expect_error "from_dec: what is accepted" 2 "line 1: " "a decimal like 0.1" "a hex float like 0x1.8p-3" -- \
+  "abc\n" eval f16_from_dec
+expect_error "from_dec: a space inside" 2 "line 1: expected 1 field" "got 2" -- "1 000\n" eval f16_from_dec
+
+# to_dec: HEX SHORTEST EXACT. 2E66 = 1638 * 2^-14 = 0.0999755859375 exactly, and 0.1 is within half an
+# ulp (2^-15) of it; 0001 = 2^-24 = 5.9604644775390625e-8, 6e-08 is the one-digit decimal within 2^-25;
+# 03FF = 1023 * 2^-24 (largest subnormal), 6.1e-05 is within 2^-25 of it, 6e-05 is not; 7BFF = 65504;
+# -0, inf, NaNs (snan for a signaling one). Notation as std::to_chars (scientific when shorter).
+expect "to_dec f16" 0 $'2E66 0.1 0.0999755859375\n0001 6e-08 0.000000059604644775390625\n03FF 6.1e-05 0.000060975551605224609375\n7BFF 65504 65504\n8000 -0 -0\n7C00 inf inf\nFC00 -inf -inf\n7E00 nan nan\n7C01 snan snan' \
+  "2E66\n1\n3ff\n0x7BFF\n8000\n7C00\nFC00\n7E00\n7C01\n" eval f16_to_dec
+# bf16 max = (2 - 2^-7) * 2^127 = 2^128 - 2^120: all 39 digits; shortest 3.39e+38 (half an ulp is 2^119 = 6.6e35)
+expect "to_dec bf16 max" 0 "7F7F 3.39e+38 338953138925153547590470800371487866880" "7F7F\n" eval bf16_to_dec
+# f32 0.1 (3DCCCCCD) and max, as printf("%.27f") and std::to_chars give them
+expect "to_dec f32" 0 $'3DCCCCCD 0.1 0.100000001490116119384765625\n7F7FFFFF 3.4028235e+38 340282346638528859811704183484516925440' \
+  "3DCCCCCD\n7F7FFFFF\n" eval f32_to_dec
+# E4M3 max 448 (0|1111|110), its NaN 7F; E5M2's smallest subnormal 2^-16 = 0.0000152587890625: both
+# 1e-05 and 2e-05 read back to it, 2e-05 is the closer
+expect "to_dec fp8" 0 $'7E 448 448\n7F nan nan' "7E\n7F\n" eval e4m3_to_dec
+expect "to_dec e5m2 subnormal" 0 "01 2e-05 0.0000152587890625" "01\n" eval e5m2_to_dec
+expect_error "to_dec: too wide" 2 "line 1: " "'13C00' is too wide" -- "13C00\n" eval f16_to_dec
+
+# check <f>_from_dec: STRING EXPECTED_HEX EXPECTED_FLAGS
+expect "check from_dec" 0 "3 passed, 0 failed" "0.1 2E66 01\n1.00048828125 3C00 01\n0x1.8p-3 3200 00\n" check f16_from_dec
+expect "check from_dec mismatch" 1 $'line 1: 1.00048828125 => got 3C01 01, expected 3C00 01\n0 passed, 1 failed' \
+  "1.00048828125 3C00 01\n" check f16_from_dec -r max
+expect "check from_dec: any NaN" 0 "1 passed, 0 failed" "nan 7E01 00\n" check f16_from_dec
+expect_error "check from_dec malformed" 2 "line 1: " "'0x1.8q-3' is not a number" "unexpected character 'q' at position 5" -- \
+  "0x1.8q-3 3200 00\n" check f16_from_dec
+expect_error "check from_dec: 2 fields" 2 "line 1: expected 3 fields (operand decimal, result f16, flags)" -- \
+  "0.1 2E66\n" check f16_from_dec
+expect_error "check rejects to_dec" 2 "check does not take 'f16_to_dec'" "floatlab eval f16_to_dec" -- "2E66 0.1 0.1\n" check f16_to_dec
+
 # ---- help and version --------------------------------------------------------------------------
 
 for sub in eval check; do
@@ -211,7 +319,9 @@ for sub in eval check; do
 done
 checks=$((checks + 1))
 run "" eval --help
-[[ $out == *"3C00 3C00 4000 00"* && $out == *"0400 3800 0000 03"* ]] || fail "eval --help: example outputs"
+[[ $out == *"3C00 3C00 4000 00"* && $out == *"0400 3800 0000 03"* && $out == *"_from_dec"* && $out == *"_to_dec"* &&
+   $out == *"0.1 2E66 01"* && $out == *"1.00048828125 3C01 01"* && $out == *"2E66 0.1 0.0999755859375"* ]] ||
+  fail "eval --help: example outputs, the decimal operations"
 checks=$((checks + 1))
 run "" check --help
 [[ $out == *"--exact-nan"* && $out == *"passed, "*" failed"* ]] || fail "check --help: --exact-nan, summary line"

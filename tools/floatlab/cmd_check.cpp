@@ -21,6 +21,9 @@ struct check_options {
 
 int run_check(const check_options& o) {
   const operation op = operation_or_throw(o.common.operation);
+  if (op.kind == op_kind::to_dec)
+    throw usage_error("check does not take '" + op.name + "': its results are texts, not a result and flags; "
+                      "compare the output of 'floatlab eval " + op.name + "' (HEX SHORTEST EXACT) with diff");
   input_file in(o.common.input);
   case_reader cases(op, in.get(), /*with_expected=*/true);
   case_evaluator eval(op, o.common);
@@ -29,7 +32,7 @@ int run_check(const check_options& o) {
   std::uint64_t passed = 0, failed = 0;
   while (cases.next()) {
     lf::status st{};
-    const std::uint64_t r = eval(cases.operands(), st);
+    const std::uint64_t r = eval(cases, st);
     const std::uint64_t expected = cases.expected_result();
     // TestFloat's NaN encodings are x86's, one valid choice among several: any NaN matches any
     // NaN unless --exact-nan asks for the encoding.
@@ -41,7 +44,7 @@ int run_check(const check_options& o) {
     }
     if (failed++ < o.show) {
       out << "line " << std::to_string(cases.line_number()) << ": ";
-      write_operands(out, op, cases.operands());
+      write_operands(out, op, cases);
       out << "=> got " << colour.red;
       write_result(out, op, r, st);
       out << colour.reset << ", expected ";
@@ -72,7 +75,9 @@ command register_check(CLI::App& app) {
 the expected result and the expected flags, hexadecimal, separated by whitespace, e.g. for
 f16_add "{0}". Operands and results are encodings (integers as two's complement
 bit patterns, comparison results 0 or 1); flags: 01 inexact, 02 underflow, 04 overflow,
-08 infinite (divide by zero), 10 invalid. Blank lines are skipped.
+08 infinite (divide by zero), 10 invalid. Blank lines are skipped. For <f>_from_dec the
+operand is a number written out, as `floatlab eval <f>_from_dec` reads it, e.g. "{1}".
+<f>_to_dec is not accepted (its output has no flags): diff the output of eval instead.
 Output: each mismatch as "line N: OPERANDS => got RESULT FLAGS, expected RESULT FLAGS" (the
 first --show of them, then "... K more"), and last the line "P passed, F failed".
 Exit status: 0 all cases passed, 1 some failed, 2 bad usage or a malformed line
@@ -82,8 +87,9 @@ Examples:
   echo "{0}" | floatlab check f16_add
       1 passed, 0 failed
   gzip -dc f16_mul.min.tininessbefore.tv.gz | floatlab check f16_mul -r min --tininess before
-  gzip -dc f32_to_i32.minMag.exact.tv.gz | floatlab check f32_to_i32 -r minMag --exact)",
-                       example_line("f16_add", {0x3C00, 0x3C00}));
+  gzip -dc f32_to_i32.minMag.exact.tv.gz | floatlab check f32_to_i32 -r minMag --exact
+  floatlab check f32_from_dec --input decimal_cases.txt)",
+                       example_line("f16_add", {0x3C00, 0x3C00}), example_from_dec_line("f16_from_dec", "0.1"));
   });
   return {cmd, [o] { return run_check(*o); }};
 }

@@ -1,5 +1,6 @@
 // tools/floatlab/common.hpp: what every floatlab subcommand shares. Exit codes and error
-// reporting, colour, the rounding/policy options, fast line input and buffered output.
+// reporting, colour, the rounding/policy options, numbers given on the command line, fast line
+// input and buffered output.
 #pragma once
 
 #include <cerrno>
@@ -131,6 +132,72 @@ class random_source {
  private:
   std::mt19937 gen_;
 };
+
+// ---- numbers written out -----------------------------------------------------------------------
+
+/// What floatlab accepts where a number is written out (lf::parse's grammar), for messages.
+inline constexpr std::string_view number_syntax_help =
+    "accepted: a decimal like 0.1 or 1e-8, a hex float like 0x1.8p-3, inf/nan";
+
+/// The same for a command-line argument, which may also be a raw encoding, for messages.
+inline constexpr std::string_view number_argument_accepted =
+    "accepted: a decimal like 0.1 or 1e-8, a hex float like 0x1.8p-3, inf/nan, or --bits HEX for a raw encoding";
+
+/// A paragraph for the --help of every command that takes a number as an argument.
+inline constexpr std::string_view number_argument_help =
+    R"(Numbers: a decimal of any length and exponent (0.1, -1e-8, .5, 123456789012345678901234567890e-5),
+a hex float (0x1.8p-3; the p exponent is optional), inf, infinity, nan or snan, in any case. A
+number is rounded once, directly to the format, under -r and the policy options (flags as for
+any operation). With --bits, the argument is the raw encoding in hex instead (--bits 3C00 is
+fp16 1.0; 0x prefix optional), taken as is: never rounded, no flags.)";
+
+/// A number given on the command line, as an encoding of a format.
+struct number_argument {
+  lf::bits_t bits = 0;
+  lf::status flags{};  ///< raised by rounding a decimal or hex float into the format; none for --bits
+  std::string error;   ///< empty on success; otherwise what is wrong and what is accepted
+  explicit operator bool() const { return error.empty(); }
+};
+
+/// Reads `text`, the command-line argument `name` ("X", "--value"), as a number of format f: with
+/// is_bits, a raw encoding in hex (optional 0x, at most f.bits() bits); otherwise lf::parse's
+/// grammar, rounded once under e. Errors name the argument, quote it, say which character is
+/// wrong and what is accepted, e.g. "X '1.2.3' is not a number: unexpected character '.' at
+/// position 3; expected the end of the input (accepted: ...)". Never throws.
+inline number_argument parse_number_argument(const lf::format& f, std::string_view text, bool is_bits,
+                                             const lf::env& e, std::string_view name = "NUMBER") {
+  number_argument out;
+  const std::string quoted = std::string(name) + " '" + std::string(text) + "'";
+  if (!is_bits) {
+    const lf::parsed<lf::bits_t> r = lf::parse(f, text, e, &out.flags);
+    if (r) out.bits = r.value;
+    else out.error = quoted + " is not a number: " + r.error.message() + " (" + std::string(number_argument_accepted) + ")";
+    return out;
+  }
+  auto fail = [&](std::string_view why) {
+    out.error = quoted + " is not a raw " + lf::format_name(f) + " encoding: " + std::string(why) + " (--bits takes hex digits, " +
+                "optionally after 0x, at most " + std::to_string(f.bits()) + " bits; without --bits, " +
+                std::string(number_syntax_help.substr(std::string_view("accepted: ").size())) + ")";
+    out.flags = {};
+    return out;
+  };
+  std::string_view digits = text;
+  if (digits.size() >= 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) digits.remove_prefix(2);
+  if (digits.empty()) return fail("no hex digits");
+  std::uint64_t v = 0;
+  for (char c : digits) {
+    int d = -1;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    if (d < 0) return fail(std::string("'") + c + "' is not a hex digit");
+    if (v >> 60) return fail("too wide");
+    v = v << 4 | static_cast<std::uint64_t>(d);
+  }
+  if (v > f.encoding_mask()) return fail("too wide");
+  out.bits = v;
+  return out;
+}
 
 // ---- input -----------------------------------------------------------------------------------
 

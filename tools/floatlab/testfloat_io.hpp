@@ -4,6 +4,9 @@
 // A TestFloat line: the operands, the result and the flags, uppercase hex separated by spaces,
 // each field as wide as its type (operand_type::hex_digits), flags 2 digits (SoftFloat's values:
 // 01 inexact, 02 underflow, 04 overflow, 08 infinite, 10 invalid), e.g. f16_add: "3C00 3C00 4000 00".
+// The decimal operations extend it with text fields: <f>_from_dec reads a number written out
+// ("0.1 2E66 01": string, result, flags), <f>_to_dec writes one ("2E66 0.1 0.0999755859375":
+// encoding, shortest, exact; no flags, the texts are exact).
 #pragma once
 
 #include <array>
@@ -55,30 +58,10 @@ inline std::string operand_list(const operation& op) {
 /// The flags field: SoftFloat's five flags, 2 hex digits.
 inline constexpr std::uint64_t max_flags = 0x1F;
 
-/// Evaluates cases of one operation under fixed options; under -r stochastic each case gets the
-/// next 32 bits of a std::mt19937 seeded with --seed (see rounding_options).
-class case_evaluator {
- public:
-  case_evaluator(const operation& op, const testfloat_options& o)
-      : op_(op), random_(o.rounding.seed), stochastic_(o.rounding.env().mode == lf::rounding::stochastic) {
-    options_.env = o.rounding.env();
-    options_.exact = o.exact;
-  }
-  std::uint64_t operator()(std::span<const std::uint64_t> operands, lf::status& st) {
-    if (stochastic_) options_.env.random = random_.next();
-    return evaluate(op_, operands, options_, st);
-  }
-
- private:
-  const operation& op_;
-  eval_options options_;
-  random_source random_;
-  bool stochastic_;
-};
-
 /// Reads TestFloat lines of one operation: the operands, and with `with_expected` also the
 /// expected result and flags. Blank lines are skipped; anything else that is not exactly such a
-/// line throws usage_error "line N: ..." saying what was expected.
+/// line throws usage_error "line N: ..." saying what was expected. A text field (<f>_from_dec's
+/// operand) is kept as written, one whitespace-free token; case_evaluator checks it is a number.
 class case_reader {
  public:
   case_reader(const operation& op, std::FILE* in, bool with_expected)
@@ -99,6 +82,12 @@ class case_reader {
   }
 
   std::span<const std::uint64_t> operands() const { return {values_.data(), arity_}; }
+  /// The text operand of <f>_from_dec as written (valid until the next call to next()).
+  std::string_view text_operand() const { return tokens_[0]; }
+  /// Throws usage_error "line N: field I (role) 'TOKEN' WHAT" about field i of the current line.
+  [[noreturn]] void fail(std::size_t i, const std::string& what) const {
+    throw usage_error(where() + field_name(i) + "'" + shorten(tokens_[i]) + "' " + what);
+  }
   std::uint64_t expected_result() const { return values_[arity_]; }
   lf::status expected_flags() const { return static_cast<lf::status>(values_[arity_ + 1]); }
   std::size_t line_number() const { return lines_.line_number(); }
@@ -131,6 +120,7 @@ class case_reader {
 
   std::uint64_t parse(std::size_t i) const {
     std::string_view tok = tokens_[i];
+    if (const operand_type* t = type_of(i); t && t->is_text()) return 0;  // see text_operand()
     if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) tok.remove_prefix(2);
     std::uint64_t v = 0;
     const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v, 16);
@@ -170,7 +160,8 @@ class case_reader {
 
   /// "4 fields (operands f16 f16, result f16, flags)"
   std::string layout() const {
-    std::string s = std::to_string(fields_) + " fields (operand" + (arity_ == 1 ? " " : "s ") + operand_list(op_);
+    std::string s = std::to_string(fields_) + (fields_ == 1 ? " field" : " fields") + " (operand" +
+                    (arity_ == 1 ? " " : "s ") + operand_list(op_);
     if (fields_ > arity_) s += ", result " + op_.result.name + ", flags";
     return s + ")";
   }
@@ -187,9 +178,42 @@ class case_reader {
   std::array<std::uint64_t, max_fields> values_{};
 };
 
-/// Writes the operands, zero-padded to their types' widths, each followed by a space.
-inline void write_operands(output_buffer& out, const operation& op, std::span<const std::uint64_t> operands) {
-  for (std::size_t i = 0; i < operands.size(); ++i) out.hex(operands[i], op.operands[i].hex_digits()) << ' ';
+/// Evaluates cases of one operation under fixed options; under -r stochastic each case gets the
+/// next 32 bits of a std::mt19937 seeded with --seed (see rounding_options).
+class case_evaluator {
+ public:
+  case_evaluator(const operation& op, const testfloat_options& o)
+      : op_(op), random_(o.rounding.seed), stochastic_(o.rounding.env().mode == lf::rounding::stochastic) {
+    options_.env = o.rounding.env();
+    options_.exact = o.exact;
+  }
+  /// The result of the case `cases` has just read. For <f>_from_dec, a malformed string throws
+  /// usage_error "line N: ..." with lf::parse's message (which character, where). Not for
+  /// <f>_to_dec, whose results are texts (print_decimal).
+  std::uint64_t operator()(const case_reader& cases, lf::status& st) {
+    if (stochastic_) options_.env.random = random_.next();
+    if (op_.kind != op_kind::from_dec) return evaluate(op_, cases.operands(), options_, st);
+    const std::string_view text = cases.text_operand();
+    const lf::parsed<lf::bits_t> r = parse_decimal(op_, text, options_, st);
+    if (!r) cases.fail(0, "is not a number: " + r.error.message() + " (" + std::string(number_syntax_help) + ")");
+    return r.value;
+  }
+
+ private:
+  const operation& op_;
+  eval_options options_;
+  random_source random_;
+  bool stochastic_;
+};
+
+/// Writes the operands of the case just read, each followed by a space: encodings zero-padded to
+/// their types' widths, a text operand as written.
+inline void write_operands(output_buffer& out, const operation& op, const case_reader& cases) {
+  const auto operands = cases.operands();
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    if (op.operands[i].is_text()) out << cases.text_operand() << ' ';
+    else out.hex(operands[i], op.operands[i].hex_digits()) << ' ';
+  }
 }
 
 /// Writes "RESULT FLAGS" in TestFloat's widths.
@@ -197,6 +221,9 @@ inline void write_result(output_buffer& out, const operation& op, std::uint64_t 
   out.hex(result, op.result.hex_digits()) << ' ';
   out.hex(lf::to_bits(st), 2);
 }
+
+/// Writes <f>_to_dec's results: "SHORTEST EXACT".
+inline void write_decimal_texts(output_buffer& out, const decimal_texts& t) { out << t.shortest << ' ' << t.exact; }
 
 /// "3C00 3C00 4000 00": the TestFloat line for operands of `op_name` evaluated with `env`, computed
 /// by the library (help texts show real results, never literals).
@@ -214,6 +241,27 @@ inline std::string example_line(std::string_view op_name, std::initializer_list<
   std::string line;
   for (std::size_t i = 0; i < in.size(); ++i) line += hex(in[i], op.operands[i].hex_digits()) + " ";
   return line + hex(r, op.result.hex_digits()) + " " + hex(lf::to_bits(st), 2);
+}
+
+/// "0.1 2E66 01": what `floatlab eval <f>_from_dec` prints for `text`, computed by the library.
+inline std::string example_from_dec_line(std::string_view op_name, std::string_view text, lf::env env = {}) {
+  const operation op = *parse_operation(op_name);
+  lf::status st{};
+  const lf::bits_t r = parse_decimal(op, text, eval_options{env, false}, st).value;
+  std::string line(text);
+  line += ' ';
+  for (int i = op.result.hex_digits() - 1; i >= 0; --i) line += "0123456789ABCDEF"[(r >> (4 * i)) & 0xF];
+  const unsigned flags = lf::to_bits(st);
+  return line + ' ' + "0123456789ABCDEF"[flags >> 4] + "0123456789ABCDEF"[flags & 0xF];
+}
+
+/// "2E66 0.1 0.0999755859375": what `floatlab eval <f>_to_dec` prints for `bits`.
+inline std::string example_to_dec_line(std::string_view op_name, std::uint64_t bits) {
+  const operation op = *parse_operation(op_name);
+  const decimal_texts t = print_decimal(op, bits);
+  std::string line;
+  for (int i = op.operands.front().hex_digits() - 1; i >= 0; --i) line += "0123456789ABCDEF"[(bits >> (4 * i)) & 0xF];
+  return line + ' ' + t.shortest + ' ' + t.exact;
 }
 
 }  // namespace floatlab

@@ -19,19 +19,23 @@ enum class op_kind {
   convert,        // <f>_to_<g>
   to_int,         // <f>_to_{i32,i64,ui32,ui64}
   from_int,       // {i32,i64,ui32,ui64}_to_<f>
+  from_dec,       // <f>_from_dec: a decimal or hex-float string, correctly rounded to <f> (lf::parse)
+  to_dec,         // <f>_to_dec: an encoding printed as shortest round-trip and exact decimal
 };
 
 enum class int_type { none, i32, i64, ui32, ui64 };
 
 /// The type of an operand or result in TestFloat's line format.
 struct operand_type {
-  enum class category { floating, integer, boolean };
+  /// text: a number written out (decimal or hex float), as <f>_from_dec reads and <f>_to_dec writes.
+  enum class category { floating, integer, boolean, text };
   category cat = category::floating;
   lf::format fmt{5, 11};             // when floating
   int_type integer = int_type::none;  // when integer
   std::string name = "f16";          // TestFloat's name: f16 ... e5m2, i32 ... ui64, bool
 
   bool is_float() const { return cat == category::floating; }
+  bool is_text() const { return cat == category::text; }
   /// Hex digits of this type in TestFloat's line format: f16/bf16 4, f32 8, f64 16, tf32 5
   /// (19-bit encoding), e4m3/e5m2 2, i32/ui32 8, i64/ui64 16, comparison results 1 ("0"/"1").
   int hex_digits() const {
@@ -39,6 +43,7 @@ struct operand_type {
       case category::floating: return (fmt.bits() + 3) / 4;
       case category::integer: return (integer == int_type::i32 || integer == int_type::ui32) ? 8 : 16;
       case category::boolean: return 1;
+      case category::text: return 0;  // not hexadecimal
     }
     return 16;
   }
@@ -46,6 +51,7 @@ struct operand_type {
   /// two's complement bit pattern, or 1 for a comparison result.
   std::uint64_t max_value() const {
     if (cat == category::boolean) return 1;
+    if (cat == category::text) return 0;
     const int b = cat == category::integer ? hex_digits() * 4 : fmt.bits();
     return b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1;
   }
@@ -81,7 +87,8 @@ inline std::optional<int_type> testfloat_int(std::string_view s) {
 inline constexpr std::string_view operation_help =
     "<f>_add <f>_sub <f>_mul <f>_div <f>_sqrt <f>_mulAdd <f>_rem <f>_roundToInt "
     "<f>_eq <f>_le <f>_lt <f>_eq_signaling <f>_le_quiet <f>_lt_quiet "
-    "<f>_to_<g> <f>_to_i32 <f>_to_i64 <f>_to_ui32 <f>_to_ui64 i32_to_<f> i64_to_<f> ui32_to_<f> ui64_to_<f>; "
+    "<f>_to_<g> <f>_to_i32 <f>_to_i64 <f>_to_ui32 <f>_to_ui64 i32_to_<f> i64_to_<f> ui32_to_<f> ui64_to_<f> "
+    "<f>_from_dec <f>_to_dec; "
     "<f>,<g> in f16 bf16 f32 f64 tf32 e4m3 e5m2";
 
 /// Parses an operation name; nullopt if it is not one.
@@ -107,6 +114,9 @@ inline std::optional<operation> parse_operation(std::string_view name) {
   operand_type boolean;
   boolean.cat = operand_type::category::boolean;
   boolean.name = "bool";
+  operand_type text;
+  text.cat = operand_type::category::text;
+  text.name = "decimal";
 
   if (auto it = testfloat_int(head)) {  // i32_to_f16
     if (rest.substr(0, 3) != "to_") return std::nullopt;
@@ -137,6 +147,18 @@ inline std::optional<operation> parse_operation(std::string_view name) {
       return op;
     }
   }
+  if (rest == "from_dec") {  // f16_from_dec: "0.1" -> 2E66
+    op.kind = op_kind::from_dec;
+    op.operands = {text};
+    op.result = F;
+    return op;
+  }
+  if (rest == "to_dec") {  // f16_to_dec: 2E66 -> "0.1 0.0999755859375"
+    op.kind = op_kind::to_dec;
+    op.operands = {F};
+    op.result = text;
+    return op;
+  }
   if (rest.substr(0, 3) == "to_") {
     const std::string_view tgt = rest.substr(3);
     op.operands = {F};
@@ -161,6 +183,7 @@ struct eval_options {
 };
 
 /// Evaluates one case. Operands are raw encodings (integers as two's complement bit patterns).
+/// <f>_from_dec and <f>_to_dec have text on one side: see parse_decimal and print_decimal.
 inline std::uint64_t evaluate(const operation& op, std::span<const std::uint64_t> in, const eval_options& o,
                               lf::status& st) {
   const lf::env& e = o.env;
@@ -191,6 +214,8 @@ inline std::uint64_t evaluate(const operation& op, std::span<const std::uint64_t
         case int_type::none: break;
       }
       return 0;
+    case op_kind::from_dec:
+    case op_kind::to_dec: break;  // not encodings in and out: parse_decimal, print_decimal
     case op_kind::from_int: {
       const lf::format g = op.result.fmt;
       switch (op.operands.front().integer) {
@@ -204,6 +229,24 @@ inline std::uint64_t evaluate(const operation& op, std::span<const std::uint64_t
     }
   }
   return 0;
+}
+
+/// <f>_from_dec: `text` correctly rounded to the result format under o.env (lf::parse: decimal of
+/// any length, hex float, inf/infinity/nan/snan, any case), flags ORed into st. A malformed string
+/// gives the error (then no flag is raised and the value is meaningless).
+inline lf::parsed<lf::bits_t> parse_decimal(const operation& op, std::string_view text, const eval_options& o,
+                                            lf::status& st) {
+  return lf::parse(op.result.fmt, text, o.env, &st);
+}
+
+/// <f>_to_dec: the encoding's shortest round-trip text and its exact decimal expansion. Exact, so
+/// no rounding option applies and no flag is raised.
+struct decimal_texts {
+  std::string shortest, exact;
+};
+inline decimal_texts print_decimal(const operation& op, std::uint64_t bits) {
+  const lf::format f = op.operands.front().fmt;
+  return {lf::to_shortest(f, bits), lf::to_exact_decimal(f, bits)};
 }
 
 /// True when `r` is a NaN of the result type (integers and booleans never are).

@@ -312,7 +312,9 @@ LIBFLOAT_INLINE constexpr parse_error scan(std::string_view s, scanned& out) {
   } else {
     std::int64_t significant = 0;
     std::uint64_t mantissa = 0;
-    auto run = [&] {  // a run of digits: skip leading zeros, take up to 19 digits, count the rest
+    // A run of digits: skip leading zeros, take up to 19 digits, count the rest. Forced inline:
+    // as a separate function its counters live in memory, a third of the parse time.
+    auto run = [&]() __attribute__((always_inline)) {
       if (significant == 0)
         while (i < n && s[i] == '0') ++i;
       for (; i < n && is_digit(s[i]) && significant < 19; ++i, ++significant)
@@ -320,11 +322,11 @@ LIBFLOAT_INLINE constexpr parse_error scan(std::string_view s, scanned& out) {
       for (; i < n && is_digit(s[i]); ++i) ++significant;
     };
     run();
-    out.int_digits = s.substr(start, i - start);
+    out.int_digits = std::string_view(s.data() + start, i - start);
     if (i < n && s[i] == '.') {
       start = ++i;
       run();
-      out.frac_digits = s.substr(start, i - start);
+      out.frac_digits = std::string_view(s.data() + start, i - start);
     }
     out.significant = significant;
     out.mantissa = mantissa;
