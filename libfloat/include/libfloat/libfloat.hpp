@@ -9,3 +9,6 @@
 #include "rounding.hpp"
 #include "status.hpp"
 #include "version.hpp"
+#include "exact.hpp"
+#include "accumulate.hpp"
+#include "matrix_unit.hpp"

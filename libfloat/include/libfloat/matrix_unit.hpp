@@ -1,0 +1,489 @@
+// libfloat/matrix_unit.hpp: bit-accurate models of matrix units (NVIDIA tensor cores): the
+// block fused multiply-add D = A*B + C as the hardware computes it, and the per-architecture
+// presets (issue 4 §3, numerics-facts.md §3).
+//
+// API (everything in namespace lf):
+//   struct matrix_unit                  the model's parameters, as data (like lf::format)
+//   namespace matrix_units              the presets: volta_fp16 ... blackwell_fp8, cuda_core_fp32,
+//                                       deepseek_fp8_promote128, each citing its source
+//   matrix_unit_presets[], matrix_unit_by_name(name)     the presets by name (for the CLI)
+//   fp32 dot(const matrix_unit&, std::span<const fp16> a, std::span<const fp16> b, fp32 c,
+//            status* = nullptr)        also for bf16, tf32, fp8_e4m3, fp8_e5m2, and any mix
+//                                      (template over fp<F>, fp<G>)
+//   bits_t dot(const matrix_unit&, const format& fa, std::span<const bits_t> a,
+//              const format& fb, std::span<const bits_t> b, bits_t c, status&)   run-time formats,
+//                                      c and the result in mu.output
+//   void gemm(const matrix_unit&, M, N, K, A, B, C, status* = nullptr)   C = A*B + C, row-major,
+//                                      one dot per element (deterministic)
+//
+// The block-FMA model (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor
+// cores", PeerJ Comput. Sci. 7:e330, 2021; Khattak and Mikaitis, github.com/north-numerical-
+// computing/MATLAB-tensor-core, models/tools/Generic_BFMA_TC.m; MMA-Sim, arXiv 2511.10909).
+// For one block of at most N products and the accumulator c (a value of the output format):
+//  1. every product a_i*b_i is exact: significands multiplied, exponents added;
+//  2. each nonzero term has an alignment exponent: for a product e(a) + e(b), for c e(c), where
+//     e(x) = max(floor(log2|x|), emin of x's format), the exponent field's value (a product's
+//     significand is then in [0, 4), c's in [0, 2)); emax = the largest of them;
+//  3. every term is truncated onto the grid 2^(emax - F) (F = alignment_bits): toward zero in
+//     sign-magnitude (the hardware's alignment shifter drops the bits it shifts out); this is a
+//     rounding, decided by detail::round_shift with rounding::toward_zero (or downward for
+//     alignment_rounding::floor), the core's own decision function;
+//  4. the truncated terms are summed exactly (the hardware has enough carry bits);
+//  5. one normalisation: the sum is rounded once, by detail::round_pack, to a format with the
+//     output's exponent range and output_fraction_bits fraction bits under final_rounding
+//     (toward_zero for binary32 output, nearest_even for binary16 output), then converted
+//     exactly to the output format; the output's subnormals are kept (or flushed, FTZ);
+//  6. K > N is a chain of blocks: each block's result is the next block's c.
+// Why F relative to e(a) + e(b) and not to the normalised product exponent: the MATLAB models
+// align unnormalised products (significands in [1, 4)) and give the alignment one extra bit when
+// the largest product is >= 2 (Generic_BFMA_TC.m, fpbits_IEEE2, "spcFlag"), which is the same grid.
+//
+// Specials (not measured bit-for-bit on hardware; the MATLAB models' rules): a NaN operand, 0*inf
+// or +inf together with -inf gives NaN (the output format's default NaN: payloads are not
+// propagated); otherwise an infinite product or c gives that infinity. A result beyond the
+// output's range is +-inf whatever final_rounding (the MATLAB models return Inf when the
+// truncated exponent overflows). An exact zero result is +0, or -0 when every term was -0.
+// Flags (status): invalid for a signaling NaN operand, 0*inf, inf - inf, an invalid unit
+// (matrix_unit::valid() false) or mismatched lengths; overflow (+ inexact) for a result beyond
+// range; inexact when the alignment or the normalisation dropped bits; underflow when the result
+// is tiny (after rounding) and inexact. Subnormal inputs flushed by input_subnormals raise nothing.
+//
+// Errors: mismatched lengths (a.size() != b.size(); gemm: A, B, C not M*K, K*N, M*N) and invalid
+// units are reported, not thrown or asserted: the result is NaN (the output's default NaN; gemm:
+// every element of C) and status::invalid is raised.
+//
+// K = 0: dot returns c unchanged (no block runs).
+//
+// The two other models (matrix_unit::model):
+//  - cuda_core_fma: c = fma(a_i, b_i, c) for i = 0, 1, ..., each fma correctly rounded in the
+//    output format under final_rounding (lf::fma): what a CUDA-core loop with fmaf does. Inputs
+//    are converted to the output format first (exact for every preset: fp16, bf16, tf32 and FP8
+//    values are binary32 values).
+//  - fp8_promotion: DeepSeek-V3 technical report (arXiv 2412.19437) §3.3.2: the tensor core
+//    (the block-FMA parameters of this unit: N, F, output_fraction_bits) accumulates
+//    promotion_interval products at a time, starting from +0; each such partial result is added
+//    into an FP32 accumulator on the CUDA cores with lf::add in the output format, nearest even.
+//    That accumulator starts at c. The per-block scaling factors DeepSeek multiplies in at the
+//    same time are not modelled (scale 1).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "arith.hpp"
+#include "detail/round.hpp"
+#include "exact.hpp"
+#include "format.hpp"
+#include "fp.hpp"
+#include "rounding.hpp"
+#include "status.hpp"
+
+namespace lf {
+
+/// Which computation a matrix_unit models.
+enum class matrix_unit_model : std::uint8_t {
+  block_fma,      ///< the tensor-core block FMA (file comment, steps 1-6)
+  cuda_core_fma,  ///< a chain of binary32 (output-format) fmas, one per product
+  fp8_promotion,  ///< block FMA for promotion_interval products, then an FP32 add (DeepSeek-V3)
+};
+
+/// How each term is cut onto the alignment grid 2^(emax - F) (step 3).
+enum class alignment_rounding : std::uint8_t {
+  truncate,  ///< toward zero, sign-magnitude: NVIDIA tensor cores (Fasi et al. 2021)
+  floor,     ///< toward -inf (a two's complement shifter's truncation), for what-if experiments
+  exact,     ///< no bits dropped: the block is an exact dot product rounded once (a Kulisch unit)
+};
+
+/// Subnormal numbers at a unit's inputs (a, b and c) or output.
+enum class subnormal_handling : std::uint8_t {
+  keep,   ///< used and produced as they are (every preset: Fasi et al. 2021 found them supported)
+  flush,  ///< inputs read as zero of the same sign; tiny outputs become zero (FTZ)
+};
+
+struct matrix_unit {
+  matrix_unit_model model = matrix_unit_model::block_fma;
+  /// The input format the preset models (the hardware's operand type). The model itself works on
+  /// values: dot() accepts any input formats.
+  format input = binary16;
+  int block_size = 4;       ///< N: products per block FMA
+  int alignment_bits = 23;  ///< F: terms are cut onto the grid 2^(emax - F)
+  alignment_rounding alignment = alignment_rounding::truncate;
+  rounding final_rounding = rounding::toward_zero;  ///< the one normalisation (step 5)
+  format output = binary32;                          ///< the accumulator's format (c and d)
+  /// The block result keeps this many fraction bits before the exact conversion to `output`:
+  /// 23 for binary32 output, 13 for Hopper FP8 (numerics-facts.md §3), 10 for binary16 output.
+  int output_fraction_bits = 23;
+  subnormal_handling input_subnormals = subnormal_handling::keep;
+  subnormal_handling output_subnormals = subnormal_handling::keep;
+  int promotion_interval = 0;  ///< fp8_promotion: products per FP32 promotion (DeepSeek: 128)
+
+  /// Parameters the implementation handles: 1 <= N <= 2^24, 0 <= F <= 96 (so an exact block sum
+  /// stays below 2^126), 1 <= output_fraction_bits <= the output's fraction bits, and a positive
+  /// promotion interval for fp8_promotion.
+  constexpr bool valid() const {
+    return input.valid() && output.valid() && block_size >= 1 && block_size <= (1 << 24) && alignment_bits >= 0 &&
+           alignment_bits <= 96 && output_fraction_bits >= 1 && output_fraction_bits <= output.fraction_bits() &&
+           (model != matrix_unit_model::fp8_promotion || promotion_interval >= 1);
+  }
+  friend constexpr bool operator==(const matrix_unit&, const matrix_unit&) = default;
+};
+
+// ---- presets ----------------------------------------------------------------------------------
+//
+// N and F from numerics-facts.md §3 (table), which collects: Fasi, Higham, Mikaitis, Pranesh,
+// PeerJ Comput. Sci. 7:e330 (2021) for V100, T4, A100; Khattak and Mikaitis, MATLAB-tensor-core
+// models/{V100TC,A100TC,H100TC,B200TC}.m (fma = N, neab = F - 23, frmode 'rz' for binary32
+// output); MMA-Sim (arXiv 2511.10909) for Hopper and Blackwell. All: binary32 output truncated
+// toward zero, subnormal inputs and outputs kept.
+namespace matrix_units {
+
+/// V100 (Volta), fp16 inputs: N = 4, F = 23 (Fasi et al. 2021; V100TC.m fma 4, neab 0).
+inline constexpr matrix_unit volta_fp16{.input = binary16, .block_size = 4, .alignment_bits = 23};
+/// T4 (Turing), fp16 inputs: N = 8, F = 24 (numerics-facts.md §3; N = 4 in some sources).
+inline constexpr matrix_unit turing_fp16{.input = binary16, .block_size = 8, .alignment_bits = 24};
+/// A100 (Ampere), fp16 inputs: N = 8, F = 24 (Fasi et al. 2021; A100TC.m fma 8, neab 1).
+inline constexpr matrix_unit ampere_fp16{.input = binary16, .block_size = 8, .alignment_bits = 24};
+/// A100, bf16 inputs: N = 8, F = 24 (Fasi et al. 2021; A100TC.m).
+inline constexpr matrix_unit ampere_bf16{.input = bfloat16, .block_size = 8, .alignment_bits = 24};
+/// A100, tf32 inputs (fp32 data truncated to tf32): N = 4, F = 24 (Fasi et al. 2021; A100TC.m fma 4).
+inline constexpr matrix_unit ampere_tf32{.input = tfloat32, .block_size = 4, .alignment_bits = 24};
+/// H100 (Hopper), fp16 inputs: N = 16, F = 25 (H100TC.m fma 16, neab 2; MMA-Sim).
+inline constexpr matrix_unit hopper_fp16{.input = binary16, .block_size = 16, .alignment_bits = 25};
+/// H100, bf16 inputs: N = 16, F = 25 (H100TC.m; MMA-Sim).
+inline constexpr matrix_unit hopper_bf16{.input = bfloat16, .block_size = 16, .alignment_bits = 25};
+/// H100, tf32 inputs: N = 8, F = 25 (H100TC.m fma 8; MMA-Sim).
+inline constexpr matrix_unit hopper_tf32{.input = tfloat32, .block_size = 8, .alignment_bits = 25};
+/// H100 wgmma, FP8 (E4M3 or E5M2) inputs: N = 32, F = 13, the result keeps 13 fraction bits
+/// (H100TC.m fma 32, neab -10, NoManBitsOut 23 - 10; MMA-Sim; DeepSeek-V3 §3.3.2: "about 14 bits").
+inline constexpr matrix_unit hopper_fp8{.input = float8_e4m3fn, .block_size = 32, .alignment_bits = 13,
+                                        .output_fraction_bits = 13};
+/// B200 (Blackwell), fp16/bf16 inputs: N = 16, F = 25 (B200TC.m fma 16, neab 2; MMA-Sim).
+inline constexpr matrix_unit blackwell_fp16{.input = binary16, .block_size = 16, .alignment_bits = 25};
+/// B200, tf32 inputs: N = 8, F = 25 (B200TC.m fma 8; MMA-Sim).
+inline constexpr matrix_unit blackwell_tf32{.input = tfloat32, .block_size = 8, .alignment_bits = 25};
+/// B200, FP8 inputs: N = 32, F = 25, full 23-bit result (B200TC.m fma 32, neab 2; MMA-Sim).
+inline constexpr matrix_unit blackwell_fp8{.input = float8_e4m3fn, .block_size = 32, .alignment_bits = 25};
+/// CUDA cores: a binary32 fma chain c = fmaf(a_i, b_i, c), round to nearest even (the usual
+/// non-tensor-core kernel; products of fp16/bf16/tf32/FP8 values are exact in the fma).
+inline constexpr matrix_unit cuda_core_fp32{.model = matrix_unit_model::cuda_core_fma, .input = binary16,
+                                            .block_size = 1, .alignment_bits = 0,
+                                            .final_rounding = rounding::nearest_even};
+/// DeepSeek-V3 (arXiv 2412.19437) §3.3.2: H800 FP8 GEMM with the Hopper FP8 tensor core for 128
+/// products (4 wgmma of K = 32), each partial result promoted to an FP32 accumulator on CUDA cores.
+inline constexpr matrix_unit deepseek_fp8_promote128{.model = matrix_unit_model::fp8_promotion,
+                                                     .input = float8_e4m3fn, .block_size = 32,
+                                                     .alignment_bits = 13, .output_fraction_bits = 13,
+                                                     .promotion_interval = 128};
+
+}  // namespace matrix_units
+
+struct named_matrix_unit {
+  std::string_view name;
+  matrix_unit unit;
+  std::string_view citation;
+};
+
+/// Every preset with its name (the identifier in lf::matrix_units) and source.
+inline constexpr named_matrix_unit matrix_unit_presets[] = {
+    {"volta_fp16", matrix_units::volta_fp16, "Fasi et al. 2021 (PeerJ CS 7:e330); V100TC.m"},
+    {"turing_fp16", matrix_units::turing_fp16, "numerics-facts.md §3 (T4; N = 4 in some sources)"},
+    {"ampere_fp16", matrix_units::ampere_fp16, "Fasi et al. 2021; A100TC.m"},
+    {"ampere_bf16", matrix_units::ampere_bf16, "Fasi et al. 2021; A100TC.m"},
+    {"ampere_tf32", matrix_units::ampere_tf32, "Fasi et al. 2021; A100TC.m"},
+    {"hopper_fp16", matrix_units::hopper_fp16, "H100TC.m; MMA-Sim arXiv 2511.10909"},
+    {"hopper_bf16", matrix_units::hopper_bf16, "H100TC.m; MMA-Sim arXiv 2511.10909"},
+    {"hopper_tf32", matrix_units::hopper_tf32, "H100TC.m; MMA-Sim arXiv 2511.10909"},
+    {"hopper_fp8", matrix_units::hopper_fp8, "H100TC.m; MMA-Sim; DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
+    {"blackwell_fp16", matrix_units::blackwell_fp16, "B200TC.m; MMA-Sim arXiv 2511.10909"},
+    {"blackwell_tf32", matrix_units::blackwell_tf32, "B200TC.m; MMA-Sim arXiv 2511.10909"},
+    {"blackwell_fp8", matrix_units::blackwell_fp8, "B200TC.m; MMA-Sim arXiv 2511.10909"},
+    {"cuda_core_fp32", matrix_units::cuda_core_fp32, "binary32 fma chain (IEEE 754-2019 fusedMultiplyAdd)"},
+    {"deepseek_fp8_promote128", matrix_units::deepseek_fp8_promote128, "DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
+};
+
+/// A preset by its name ("ampere_fp16", ...), or nullopt.
+constexpr std::optional<matrix_unit> matrix_unit_by_name(std::string_view name) {
+  for (const auto& p : matrix_unit_presets)
+    if (p.name == name) return p.unit;
+  return std::nullopt;
+}
+
+// ---- the models -------------------------------------------------------------------------------
+
+namespace detail {
+
+/// Reads operand i of a dot product: a run-time format plus a function from index to encoding.
+template <class Get>
+struct operand {
+  const format& fmt;
+  Get get;
+};
+template <class Get>
+operand(const format&, Get) -> operand<Get>;
+
+inline env unit_env(const matrix_unit& mu, rounding mode) {
+  policy p{};
+  if (mu.output_subnormals == subnormal_handling::flush) p.results = subnormal_results::flush_to_zero;
+  return env{mode, p};
+}
+
+/// The output format with output_fraction_bits fraction bits (step 5's rounding target).
+constexpr format unit_kept_format(const matrix_unit& mu) {
+  return format{mu.output.exponent_bits, mu.output_fraction_bits + 1, mu.output.kind};
+}
+
+/// One block: d = sum_{i in [first, first + n)} a_i b_i + c (c and d in mu.output), steps 1-5.
+template <class A, class B>
+bits_t block_fma(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first, std::size_t n,
+                 bits_t c, status& st) {
+  const format& fo = mu.output;
+  const bool daz = mu.input_subnormals == subnormal_handling::flush;
+  const int fba = a.fmt.fraction_bits(), fbb = b.fmt.fraction_bits(), fbo = fo.fraction_bits();
+  // Pass 1: specials, zero signs, emax (alignment exponents e(a) + e(b), e(c); see step 2:
+  // for an unpacked finite x = sig * 2^exp, e(x) = exp + fraction_bits, normal or subnormal).
+  bool special = false, any_nonzero = false, all_negative_zero = true;
+  int emax = 0;
+  auto see = [&](int e) {
+    emax = any_nonzero ? (e > emax ? e : emax) : e;
+    any_nonzero = true;
+  };
+  for (std::size_t i = first; i < first + n; ++i) {
+    const unpacked x = unpack(a.fmt, a.get(i), daz), y = unpack(b.fmt, b.get(i), daz);
+    if (x.kind > kind::finite || y.kind > kind::finite) {
+      special = true;
+      continue;
+    }
+    if (x.kind == kind::zero || y.kind == kind::zero) {
+      all_negative_zero = all_negative_zero && (x.negative != y.negative);
+      continue;
+    }
+    see(x.exp + fba + y.exp + fbb);
+  }
+  const unpacked z = unpack(fo, c, daz);
+  if (z.kind > kind::finite) special = true;
+  else if (z.kind == kind::zero) all_negative_zero = all_negative_zero && z.negative;
+  else see(z.exp + fbo);
+
+  if (special) {
+    // NaN operand, 0 * inf, +inf with -inf: NaN; otherwise the infinity.
+    bool nan = false, pos_inf = false, neg_inf = false;
+    auto note = [&](const unpacked& u, const format& f, bits_t bits) {
+      if (u.is_nan()) {
+        nan = true;
+        if (is_snan_bits(f, bits)) st |= status::invalid;
+      }
+    };
+    for (std::size_t i = first; i < first + n; ++i) {
+      const bits_t ab = a.get(i), bb = b.get(i);
+      const unpacked x = unpack(a.fmt, ab, daz), y = unpack(b.fmt, bb, daz);
+      note(x, a.fmt, ab);
+      note(y, b.fmt, bb);
+      if (x.is_nan() || y.is_nan()) continue;
+      const bool inf = x.kind == kind::infinite || y.kind == kind::infinite;
+      if (inf && (x.kind == kind::zero || y.kind == kind::zero)) {
+        st |= status::invalid;
+        nan = true;
+      } else if (inf) {
+        (x.negative != y.negative ? neg_inf : pos_inf) = true;
+      }
+    }
+    note(z, fo, c);
+    if (z.kind == kind::infinite) (z.negative ? neg_inf : pos_inf) = true;
+    if (!nan && pos_inf && neg_inf) st |= status::invalid;
+    if (nan || (pos_inf && neg_inf)) return fo.default_nan_bits();
+    status ignored{};
+    return convert(fo, binary64, sign_bit(binary64, neg_inf) | binary64.infinity_bits(), unit_env(mu, mu.final_rounding),
+                   ignored);
+  }
+  if (!any_nonzero) return zero_bits(fo, all_negative_zero);
+
+  const env final_env = unit_env(mu, mu.final_rounding);
+  const format kept = unit_kept_format(mu);
+  status rs{};
+  bits_t r;
+  if (mu.alignment == alignment_rounding::exact) {
+    // No alignment loss: the exact block sum, rounded once.
+    exact_accumulator acc;
+    for (std::size_t i = first; i < first + n; ++i) {
+      const bits_t ab = a.get(i), bb = b.get(i);
+      if (daz && (unpack(a.fmt, ab, true).kind == kind::zero || unpack(b.fmt, bb, true).kind == kind::zero)) continue;
+      acc.add_product(a.fmt, ab, b.fmt, bb);
+    }
+    if (z.kind == kind::finite) acc.add(fo, c);
+    if (acc.is_zero()) return zero_bits(fo, false);
+    r = acc.round_to(kept, final_env, rs);
+  } else {
+    // Pass 2: cut every term onto the grid 2^g (step 3) and sum exactly (step 4). A term
+    // sig * 2^exp with exp < g loses its bits below 2^g: round_shift decides (toward zero in
+    // sign-magnitude for truncate, toward -inf for floor), as the hardware's shifter does.
+    const int g = emax - mu.alignment_bits;
+    const rounding cut = mu.alignment == alignment_rounding::floor ? rounding::downward : rounding::toward_zero;
+    __extension__ typedef __int128 i128;
+    i128 sum = 0;
+    bool dropped = false;
+    auto term = [&](bool neg, u128 sig, int exp) {
+      u128 k;
+      if (exp >= g) {
+        k = sig << (exp - g);  // exact: a term is below 2^(emax + 2), so k < 2^(F + 2)
+      } else {
+        const decision<u128> d = round_shift(sig, g - exp, neg, cut, 0);
+        k = d.kept;
+        dropped = dropped || d.frac != lost::zero;
+      }
+      sum += neg ? -static_cast<i128>(k) : static_cast<i128>(k);
+    };
+    for (std::size_t i = first; i < first + n; ++i) {
+      const unpacked x = unpack(a.fmt, a.get(i), daz), y = unpack(b.fmt, b.get(i), daz);
+      if (x.kind == kind::zero || y.kind == kind::zero) continue;
+      term(x.negative != y.negative, u128{x.sig} * y.sig, x.exp + y.exp);
+    }
+    if (z.kind == kind::finite) term(z.negative, u128{z.sig}, z.exp);
+    if (dropped) st |= status::inexact;
+    if (sum == 0) return zero_bits(fo, false);  // §6.3: an exact zero sum is +0 (rounding toward zero or nearest)
+    const bool neg = sum < 0;
+    // Step 5: the one normalisation, by the core.
+    r = round_pack(kept, neg, g, static_cast<u128>(neg ? -sum : sum), false, final_env, rs);
+  }
+  st |= rs;
+  if (has(rs, status::overflow)) return sign_bit(fo, (r & kept.sign_mask()) != 0) | fo.infinity_bits();
+  if (kept == fo) return r;
+  status ignored{};  // exact: `kept` has fo's exponent range and fewer fraction bits
+  return convert(fo, kept, r, env{}, ignored);
+}
+
+/// A chain of blocks over [first, first + n) (step 6), starting from c.
+template <class A, class B>
+bits_t block_chain(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first, std::size_t n,
+                   bits_t c, status& st) {
+  const auto N = static_cast<std::size_t>(mu.block_size);
+  for (std::size_t s = 0; s < n; s += N) c = block_fma(mu, a, b, first + s, n - s < N ? n - s : N, c, st);
+  return c;
+}
+
+/// The whole dot product a . b + c under mu; c and the result in mu.output.
+template <class A, class B>
+bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t n, bits_t c, status& st) {
+  if (!mu.valid()) {
+    st |= status::invalid;
+    return mu.output.valid() ? mu.output.default_nan_bits() : binary32.default_nan_bits();
+  }
+  switch (mu.model) {
+    case matrix_unit_model::block_fma: return block_chain(mu, a, b, 0, n, c, st);
+    case matrix_unit_model::cuda_core_fma: {
+      const env e = unit_env(mu, mu.final_rounding);
+      env in{};
+      if (mu.input_subnormals == subnormal_handling::flush) in.policy.inputs = subnormal_inputs::treat_as_zero;
+      for (std::size_t i = 0; i < n; ++i) {
+        const bits_t x = convert(mu.output, a.fmt, a.get(i), in, st);
+        const bits_t y = convert(mu.output, b.fmt, b.get(i), in, st);
+        c = fma(mu.output, x, y, c, e, st);
+      }
+      return c;
+    }
+    case matrix_unit_model::fp8_promotion: {
+      const auto P = static_cast<std::size_t>(mu.promotion_interval);
+      const env e = unit_env(mu, rounding::nearest_even);
+      for (std::size_t s = 0; s < n; s += P) {
+        const bits_t partial = block_chain(mu, a, b, s, n - s < P ? n - s : P, zero_bits(mu.output, false), st);
+        c = add(mu.output, c, partial, e, st);
+      }
+      return c;
+    }
+  }
+  return c;
+}
+
+}  // namespace detail
+
+/// The dot product a . b + c on matrix unit mu, with run-time formats: a and b are encodings of
+/// fa and fb, c and the result encodings of mu.output. Mismatched lengths or an invalid unit:
+/// the output's default NaN and status::invalid.
+inline bits_t dot(const matrix_unit& mu, const format& fa, std::span<const bits_t> a, const format& fb,
+                  std::span<const bits_t> b, bits_t c, status& st) {
+  if (a.size() != b.size()) {
+    st |= status::invalid;
+    return mu.output.default_nan_bits();
+  }
+  const detail::operand oa{fa, [a](std::size_t i) { return a[i]; }};
+  const detail::operand ob{fb, [b](std::size_t i) { return b[i]; }};
+  return detail::unit_dot(mu, oa, ob, a.size(), c, st);
+}
+
+/// The dot product a . b + c on matrix unit mu (typed). c is converted to mu.output (exact for
+/// binary32 output; nearest even otherwise) and the result widened to fp32 (exact for the
+/// outputs a matrix unit has: binary32, binary16). Flags are ORed into *st.
+template <format F, format G>
+fp32 dot(const matrix_unit& mu, std::span<const fp<F>> a, std::span<const fp<G>> b, fp32 c, status* st = nullptr) {
+  status s{};
+  bits_t r;
+  if (a.size() != b.size()) {
+    s |= status::invalid;
+    r = mu.output.default_nan_bits();
+  } else {
+    const bits_t cb = convert(mu.output, binary32, c.bits(), env{}, s);
+    const detail::operand oa{F, [a](std::size_t i) { return bits_t{a[i].bits()}; }};
+    const detail::operand ob{G, [b](std::size_t i) { return bits_t{b[i].bits()}; }};
+    r = detail::unit_dot(mu, oa, ob, a.size(), cb, s);
+  }
+  status ignored{};
+  const bits_t out = mu.output == binary32 ? r : convert(binary32, mu.output, r, env{}, ignored);
+  detail::report(st, s);
+  return fp32::from_bits(static_cast<std::uint32_t>(out));
+}
+
+// The stable calls (issue 4 §3): plain overloads, so that spans built from braces,
+// std::vector or std::array convert implicitly.
+#define LIBFLOAT_MATRIX_UNIT_DOT(T)                                                                       \
+  inline fp32 dot(const matrix_unit& mu, std::span<const T> a, std::span<const T> b, fp32 c, status* st = nullptr) { \
+    return dot<T::fmt, T::fmt>(mu, a, b, c, st);                                                         \
+  }
+LIBFLOAT_MATRIX_UNIT_DOT(fp16)
+LIBFLOAT_MATRIX_UNIT_DOT(bf16)
+LIBFLOAT_MATRIX_UNIT_DOT(tf32)
+LIBFLOAT_MATRIX_UNIT_DOT(fp8_e4m3)
+LIBFLOAT_MATRIX_UNIT_DOT(fp8_e5m2)
+#undef LIBFLOAT_MATRIX_UNIT_DOT
+
+/// C = A*B + C on matrix unit mu: A is M x K, B is K x N, C is M x N, all row-major. Each C_ij is
+/// dot(mu, row i of A, column j of B, C_ij): deterministic, single-threaded. Sizes that do not
+/// match: every element of C becomes NaN and status::invalid is raised.
+template <format F, format G>
+void gemm(const matrix_unit& mu, std::size_t M, std::size_t N, std::size_t K, std::span<const fp<F>> A,
+          std::span<const fp<G>> B, std::span<fp32> C, status* st = nullptr) {
+  status s{};
+  if (A.size() != M * K || B.size() != K * N || C.size() != M * N) {
+    s |= status::invalid;
+    for (auto& x : C) x = fp32::from_bits(static_cast<std::uint32_t>(binary32.default_nan_bits()));
+    detail::report(st, s);
+    return;
+  }
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      const detail::operand oa{F, [&A, i, K](std::size_t k) { return bits_t{A[i * K + k].bits()}; }};
+      const detail::operand ob{G, [&B, j, N](std::size_t k) { return bits_t{B[k * N + j].bits()}; }};
+      const bits_t cb = convert(mu.output, binary32, C[i * N + j].bits(), env{}, s);
+      const bits_t r = detail::unit_dot(mu, oa, ob, K, cb, s);
+      status ignored{};
+      const bits_t out = mu.output == binary32 ? r : convert(binary32, mu.output, r, env{}, ignored);
+      C[i * N + j] = fp32::from_bits(static_cast<std::uint32_t>(out));
+    }
+  detail::report(st, s);
+}
+
+#define LIBFLOAT_MATRIX_UNIT_GEMM(T)                                                                      \
+  inline void gemm(const matrix_unit& mu, std::size_t M, std::size_t N, std::size_t K, std::span<const T> A, \
+                   std::span<const T> B, std::span<fp32> C, status* st = nullptr) {                      \
+    gemm<T::fmt, T::fmt>(mu, M, N, K, A, B, C, st);                                                      \
+  }
+LIBFLOAT_MATRIX_UNIT_GEMM(fp16)
+LIBFLOAT_MATRIX_UNIT_GEMM(bf16)
+LIBFLOAT_MATRIX_UNIT_GEMM(tf32)
+LIBFLOAT_MATRIX_UNIT_GEMM(fp8_e4m3)
+LIBFLOAT_MATRIX_UNIT_GEMM(fp8_e5m2)
+#undef LIBFLOAT_MATRIX_UNIT_GEMM
+
+}  // namespace lf

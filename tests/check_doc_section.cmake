@@ -1,0 +1,27 @@
+# Checks that a section of a Markdown page shows a program as it is (the section's first ```cpp
+# block) and exactly what the program prints (the ```text block after it). The same check as
+# tests/decimal/check_doc_examples.cmake, with the section heading as a parameter.
+#   cmake -DEXE=<program> -DSOURCE=<program.cpp> -DDOC=<page.md> -DSECTION=<"## Heading"> -P check_doc_section.cmake
+file(READ "${DOC}" doc)
+string(FIND "${doc}" "${SECTION}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "${DOC}: no '${SECTION}' section")
+endif()
+string(SUBSTRING "${doc}" ${at} -1 doc)
+if(NOT doc MATCHES "```cpp\n([^`]*)```[^`]*```text\n([^`]*)```")
+  message(FATAL_ERROR "${DOC}: section '${SECTION}' needs a ```cpp block followed by a ```text block")
+endif()
+set(doc_code "${CMAKE_MATCH_1}")
+set(doc_output "${CMAKE_MATCH_2}")
+file(READ "${SOURCE}" source)
+if(NOT doc_code STREQUAL source)
+  message(FATAL_ERROR "${DOC}: the ```cpp block of '${SECTION}' differs from ${SOURCE}; copy the file into the doc")
+endif()
+execute_process(COMMAND "${EXE}" OUTPUT_VARIABLE output RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${EXE} exited with ${rc}")
+endif()
+if(NOT doc_output STREQUAL output)
+  message(FATAL_ERROR "${DOC}: the ```text block of '${SECTION}' differs from what the program prints:\n${output}")
+endif()
+message(STATUS "${DOC} '${SECTION}': the code and its output match")
