@@ -1,6 +1,6 @@
 # Checks that a section of a Markdown page shows a program as it is (the section's first ```cpp
-# block) and exactly what the program prints (the ```text block after it). The same check as
-# tests/decimal/check_doc_examples.cmake, with the section heading as a parameter.
+# block) and exactly what the program prints (the ```text block after it). Used through
+# libfloat_add_doc_example() in tests/CMakeLists.txt.
 #   cmake -DEXE=<program> -DSOURCE=<program.cpp> -DDOC=<page.md> -DSECTION=<"## Heading"> -P check_doc_section.cmake
 file(READ "${DOC}" doc)
 string(FIND "${doc}" "${SECTION}" at)
