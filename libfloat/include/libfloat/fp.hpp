@@ -118,15 +118,18 @@ class fp {
     if constexpr (F == binary16 || F == bfloat16 || F == binary32 || F == binary64) {
       // binary16/bfloat16: binary32 arithmetic then one narrowing is correctly rounded (fast.hpp).
       using H = std::conditional_t<F == binary64, double, float>;
-      const fp r(apply<O>(static_cast<H>(*this), static_cast<H>(b)));
+      using S = storage_type;
+      const H x = static_cast<H>(*this), y = static_cast<H>(b);
+      const S r = narrow(apply<O>(x, y));
       // The NaN rule (first NaN operand, quieted) is applied here rather than left to the FPU: the
       // compiler may swap the operands of a commutative + or *, and x86 returns the first one's
-      // NaN. Selected, not branched, so loops still vectorise.
-      const auto quiet = static_cast<storage_type>(F.quiet_bit());
-      storage_type out = r.bits_;
-      out = detail::is_nan_bits(F, b.bits_) ? static_cast<storage_type>(b.bits_ | quiet) : out;
-      out = detail::is_nan_bits(F, bits_) ? static_cast<storage_type>(bits_ | quiet) : out;
-      return from_bits(out);
+      // NaN. As masks (a ?: here becomes branches), so that GCC still vectorises the loops.
+      const auto quiet = static_cast<S>(F.quiet_bit());
+      const auto all_if = [](bool c) { return static_cast<S>(S{0} - static_cast<S>(c)); };
+      const S na = all_if(__builtin_isnan(x));
+      const S nb = static_cast<S>(all_if(__builtin_isnan(y)) & ~na);
+      return from_bits(static_cast<S>((r & static_cast<S>(~(na | nb))) | ((bits_ | quiet) & na) |
+                                      ((b.bits_ | quiet) & nb)));
     } else {
       status ignored{};
       bits_t r{};
@@ -137,6 +140,9 @@ class fp {
       return from_bits(static_cast<storage_type>(r));
     }
   }
+
+  static constexpr storage_type narrow(float v) { return from_float(v); }
+  static constexpr storage_type narrow(double v) { return from_double(v); }
 
   static constexpr storage_type from_float(float v) {
     if constexpr (F == binary16) return detail::float_to_f16(v);
