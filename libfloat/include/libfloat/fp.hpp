@@ -125,11 +125,19 @@ class fp {
       // compiler may swap the operands of a commutative + or *, and x86 returns the first one's
       // NaN. As masks (a ?: here becomes branches), so that GCC still vectorises the loops.
       const auto quiet = static_cast<S>(F.quiet_bit());
-      const auto all_if = [](bool c) { return static_cast<S>(S{0} - static_cast<S>(c)); };
-      const S na = all_if(__builtin_isnan(x));
-      const S nb = static_cast<S>(all_if(__builtin_isnan(y)) & ~na);
-      return from_bits(static_cast<S>((r & static_cast<S>(~(na | nb))) | ((bits_ | quiet) & na) |
-                                      ((b.bits_ | quiet) & nb)));
+      if constexpr (F == binary16) {
+        // binary16's conversions do not vectorise anyway; selects are the faster form here.
+        S out = r;
+        out = __builtin_isnan(y) ? static_cast<S>(b.bits_ | quiet) : out;
+        out = __builtin_isnan(x) ? static_cast<S>(bits_ | quiet) : out;
+        return from_bits(out);
+      } else {
+        const auto all_if = [](bool c) { return static_cast<S>(S{0} - static_cast<S>(c)); };
+        const S na = all_if(__builtin_isnan(x));
+        const S nb = static_cast<S>(all_if(__builtin_isnan(y)) & ~na);
+        return from_bits(static_cast<S>((r & static_cast<S>(~(na | nb))) | ((bits_ | quiet) & na) |
+                                        ((b.bits_ | quiet) & nb)));
+      }
     } else {
       status ignored{};
       bits_t r{};

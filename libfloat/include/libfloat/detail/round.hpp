@@ -58,8 +58,7 @@ LIBFLOAT_INLINE constexpr decision<U> round_shift(U sig, int shift, bool negativ
   const U rem = all ? sig : sig & ((U{1} << shift) - 1);
   const U half = all ? ~U{0} : U{1} << (shift - 1);
   const bool nonzero = rem != 0, above = rem > half, tie = rem == half;
-  // zero 0, below_half 1, half 2, above_half 3, in arithmetic (a ?: chain here becomes branches).
-  const auto frac = static_cast<lost>(static_cast<int>(nonzero) * (1 + static_cast<int>(tie) + 2 * static_cast<int>(above)));
+  const lost frac = !nonzero ? lost::zero : above ? lost::above_half : tie ? lost::half : lost::below_half;
   bool up = false;
   switch (mode) {
     // Bitwise | and & on purpose: || and && become branches, and these are coin flips.
