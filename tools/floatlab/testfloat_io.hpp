@@ -127,10 +127,10 @@ class case_reader {
     const operand_type* t = type_of(i);
     const std::uint64_t max = t ? t->max_value() : max_flags;
     if (end != tok.data() + tok.size() || (ec != std::errc{} && ec != std::errc::result_out_of_range))
-      throw usage_error(where() + field_name(i) + "'" + std::string(tokens_[i]) + "' is not hexadecimal (expected " +
+      throw usage_error(where() + field_name(i) + "'" + shorten(tokens_[i]) + "' is not hexadecimal (expected " +
                         expectation(t) + ")");
     if (ec == std::errc::result_out_of_range || v > max)
-      throw usage_error(where() + field_name(i) + "'" + std::string(tokens_[i]) + "' is too wide (expected " +
+      throw usage_error(where() + field_name(i) + "'" + shorten(tokens_[i]) + "' is too wide (expected " +
                         expectation(t) + ")");
     return v;
   }
@@ -166,9 +166,25 @@ class case_reader {
     return s + ")";
   }
 
+  /// The user's text for a message: trailing blanks dropped, cut at 80 characters, and bytes that
+  /// are not printable ASCII shown as \xHH so they cannot garble the terminal.
   static std::string shorten(std::string_view line) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    return line.size() <= 80 ? std::string(line) : std::string(line.substr(0, 77)) + "...";
+    const bool cut = line.size() > 80;
+    if (cut) line = line.substr(0, 77);
+    std::string out;
+    for (const char c : line) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u >= 0x20 && u < 0x7F) {
+        out += c;
+      } else {
+        constexpr char hex[] = "0123456789ABCDEF";
+        out += "\\x";
+        out += hex[u >> 4];
+        out += hex[u & 15];
+      }
+    }
+    return cut ? out + "..." : out;
   }
 
   const operation& op_;
