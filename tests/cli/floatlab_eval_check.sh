@@ -150,6 +150,7 @@ expect_error "--input missing file" 2 "floatlab: cannot open" -- "" eval f16_add
 expect_error "unknown operation" 2 "floatlab: unknown operation 'f16_frobnicate'" "<f>_add" "f16 bf16 f32" -- \
   "3C00 3C00\n" eval f16_frobnicate
 expect_error "unknown operation (check)" 2 "unknown operation 'f17_add'" -- "" check f17_add
+expect_error "unknown subcommand" 2 "floatlab: unknown subcommand 'bogus'" "eval, check" -- "" bogus
 expect_error "bad hex" 2 "floatlab: line 2: " "'3G00' is not hexadecimal" "f16" "4 hex digits" -- \
   "3C00 3C00\n3C00 3G00\n" eval f16_add
 expect_error "too wide f16" 2 "floatlab: line 1: " "'13C00' is too wide" "0 to FFFF" -- "13C00 3C00\n" eval f16_add

@@ -1,6 +1,7 @@
 // floatlab: explore floating-point rounding. This file sets up the application; each subcommand
 // lives in its own cmd_<name>.cpp (see commands.hpp).
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +19,29 @@ int main(int argc, char** argv) {
       register_eval(app),
       register_check(app),
   };
+
+  app.footer(
+      "Examples:\n"
+      "  echo \"3C00 3C00\" | floatlab eval f16_add          # TestFloat line: operands, result, flags\n"
+      "  echo 0.1 | floatlab eval bf16_from_dec               # what 0.1 becomes in bfloat16\n"
+      "  gzip -dc f16_add.minMag.tv.gz | floatlab check f16_add -r minMag\n"
+      "Run 'floatlab SUBCOMMAND --help' for the options of each.\n"
+      "Exit status: 0 success, 1 a check found differences, 2 bad usage or input.");
+
+  // Name an unknown subcommand instead of CLI11's generic "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const command& c : commands) {
+      known = known || c.app->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + c.app->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "floatlab: unknown subcommand '%s' (accepted: %s; see floatlab --help)\n", argv[1],
+                   names.c_str());
+      return exit_usage;
+    }
+  }
 
   try {
     app.parse(argc, argv);
