@@ -34,11 +34,12 @@
 #include <system_error>
 #include <vector>
 
+#include "bench_data.hpp"
 #include <libfloat/decimal.hpp>
 
 namespace {
 
-constexpr std::size_t N = 4096;
+using bench_data::N;
 
 enum class data { random, literals };
 
@@ -50,16 +51,7 @@ constexpr const char* literal_strings[] = {
     "10",   "0.05",
 };
 
-/// Uniformly random finite encodings of f (all exponents, subnormals and zeros included).
-std::vector<std::uint64_t> random_finite_bits(const lf::format& f, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::vector<std::uint64_t> v(N);
-  for (auto& x : v) {
-    do x = g() & f.encoding_mask();
-    while ((x & f.exponent_mask()) == f.exponent_mask());
-  }
-  return v;
-}
+using bench_data::random_finite_bits;
 
 /// The strings of a data set for format F, stored back to back (one buffer, as text read from a file).
 struct strings {

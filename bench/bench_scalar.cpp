@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_data.hpp"
 #include <libfloat/fp.hpp>
 
 // LIBFLOAT_BENCH_NO_X86 compiles the non-x86 build on x86, to check that it still compiles.
@@ -42,7 +43,7 @@
 
 namespace {
 
-constexpr std::size_t N = 4096;
+using bench_data::N;
 
 #if defined(LIBFLOAT_BENCH_X86)
 /// F16C and AVX2 present and enabled by the OS (the kernels below are compiled for both).
@@ -74,16 +75,7 @@ std::vector<std::uint64_t> random_normal_bits(const lf::format& f, int lo, int h
   return v;
 }
 
-/// Uniformly random finite encodings of f (all exponents, subnormals and zeros included).
-std::vector<std::uint64_t> random_finite_bits(const lf::format& f, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::vector<std::uint64_t> v(N);
-  for (auto& x : v) {
-    do x = g() & f.encoding_mask();
-    while ((x & f.exponent_mask()) == f.exponent_mask());
-  }
-  return v;
-}
+using bench_data::random_finite_bits;
 
 enum class data { normal, wide };
 

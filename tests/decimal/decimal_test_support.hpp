@@ -10,6 +10,7 @@
 #include <libfloat/libfloat.hpp>
 
 #include "../support/oracle.hpp"
+#include "../support/oracle_mode.hpp"
 
 #include <cstdint>
 #include <stdexcept>
@@ -20,18 +21,7 @@ namespace dectest {
 
 using boost::multiprecision::cpp_int;
 
-inline oracle::mode to_oracle(lf::rounding r) {
-  switch (r) {
-    case lf::rounding::nearest_even: return oracle::mode::nearest_even;
-    case lf::rounding::nearest_away: return oracle::mode::nearest_away;
-    case lf::rounding::toward_zero: return oracle::mode::toward_zero;
-    case lf::rounding::upward: return oracle::mode::upward;
-    case lf::rounding::downward: return oracle::mode::downward;
-    case lf::rounding::odd: return oracle::mode::odd;
-    case lf::rounding::stochastic: break;
-  }
-  throw std::logic_error("no oracle mode for stochastic");
-}
+inline oracle::mode to_oracle(lf::rounding r) { return oracle::mode_of(r); }
 
 inline cpp_int pow10(long n) { return boost::multiprecision::pow(cpp_int(10), static_cast<unsigned>(n)); }
 inline cpp_int pow5(long n) { return boost::multiprecision::pow(cpp_int(5), static_cast<unsigned>(n)); }

@@ -15,6 +15,7 @@
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include "../support/oracle.hpp"
+#include "../support/oracle_mode.hpp"
 
 #include <algorithm>
 #include <array>
@@ -46,19 +47,7 @@ oracle::target target_of(const lf::format& f) {
   return oracle::binary16;
 }
 
-oracle::mode mode_of(lf::rounding r) {
-  switch (r) {
-    case lf::rounding::nearest_even: return oracle::mode::nearest_even;
-    case lf::rounding::nearest_away: return oracle::mode::nearest_away;
-    case lf::rounding::toward_zero: return oracle::mode::toward_zero;
-    case lf::rounding::upward: return oracle::mode::upward;
-    case lf::rounding::downward: return oracle::mode::downward;
-    case lf::rounding::odd: return oracle::mode::odd;
-    case lf::rounding::stochastic: break;
-  }
-  FAIL("stochastic has no oracle::mode");
-  return oracle::mode::nearest_even;
-}
+using oracle::mode_of;
 
 // ---- the replay -----------------------------------------------------------------------------
 
