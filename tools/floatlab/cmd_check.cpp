@@ -94,4 +94,6 @@ Examples:
   return {cmd, [o] { return run_check(*o); }};
 }
 
+const register_command registered_check{81, register_check};
+
 }  // namespace floatlab

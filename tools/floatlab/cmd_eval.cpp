@@ -86,4 +86,6 @@ Examples:
   return {cmd, [o] { return run_eval(*o); }};
 }
 
+const register_command registered_eval{80, register_eval};
+
 }  // namespace floatlab

@@ -15,10 +15,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "floatlab " LIBFLOAT_VERSION);
   app.require_subcommand(1);
 
-  const std::vector<command> commands{
-      register_eval(app),
-      register_check(app),
-  };
+  std::vector<command> commands;
+  for (const command_registration& r : registered_commands()) commands.push_back(r.factory(app));
 
   app.footer(
       "Examples:\n"
