@@ -62,32 +62,47 @@ struct exact_value {
 /// (<= 48 for the 64-bit core, <= 106 for the 128-bit one), so at least 12 low bits of each are
 /// zero and a right shift by d <= 12 loses nothing; for d > 12 there is no cancellation beyond one
 /// bit and the result keeps >= W - 6 bits, far more than p + 2. Sums stay below 2^(W-2).
-template <typename U>
+///
+/// P > 0 says both operands are unpacked encodings of a format with precision P (canonical: a
+/// larger exponent means a larger magnitude, and equal exponents compare by significand, with
+/// subnormals at emin's exponent). Then one constant shift puts a normal's leading bit at W - 4
+/// with the same ordering, and a subnormal operand only meets operands at its own exponent
+/// (d = 0), so nothing is lost; no bit widths are needed.
+template <typename U, int P = 0>
 LIBFLOAT_INLINE constexpr exact_value<U> exact_add(bool na, int ea, U sa, bool nb, int eb, U sb) {
   constexpr int lead = width_of<U> - 3;  // width after normalising
-  const int wa = bit_width(sa), wb = bit_width(sb);
-  sa <<= (lead - wa);
-  ea -= (lead - wa);
-  sb <<= (lead - wb);
-  eb -= (lead - wb);
-  if (ea < eb || (ea == eb && sa < sb)) {
-    std::swap(na, nb);
-    std::swap(ea, eb);
-    std::swap(sa, sb);
+  if constexpr (P > 0) {
+    sa <<= (lead - P);
+    ea -= (lead - P);
+    sb <<= (lead - P);
+    eb -= (lead - P);
+  } else {
+    const int wa = bit_width(sa), wb = bit_width(sb);
+    sa <<= (lead - wa);
+    ea -= (lead - wa);
+    sb <<= (lead - wb);
+    eb -= (lead - wb);
   }
-  const int d = ea - eb;
-  bool sticky = false;
-  if (d >= width_of<U>) {
-    sticky = true;
-    sb = 0;
-  } else if (d > 0) {
-    sticky = (sb & ((U{1} << d) - 1)) != 0;
-    sb >>= d;
-  }
-  if (na == nb) return {na, ea, sa + sb, sticky};
-  U diff = sa - sb;
-  if (sticky) diff -= 1;  // x - (y + δ), 0 < δ < 1: (diff - 1) + (1 - δ)
-  return {na, ea, diff, sticky};
+  // Written without data-dependent branches: on random operands which operand is larger, and
+  // whether the signs agree, are coin flips. Masks rather than ?:, which GCC may turn into branches.
+  const bool swap = (ea < eb) | ((ea == eb) & (sa < sb));
+  const U m = U{0} - U{swap};
+  const U ts = (sa ^ sb) & m;
+  sa ^= ts;
+  sb ^= ts;
+  const int te = (ea ^ eb) & -static_cast<int>(swap);
+  ea ^= te;
+  eb ^= te;
+  const bool negative = swap ? nb : na;
+  const bool differ = na != nb;
+  // Align: d >= W - 1 shifts everything out of sb (< 2^(W-3)) into the sticky bit, as d = W - 1 does.
+  int d = ea - eb;
+  d = d < width_of<U> - 1 ? d : width_of<U> - 1;
+  const bool sticky = (sb & ((U{1} << d) - 1)) != 0;
+  sb >>= d;
+  // Opposite signs: x - (y + δ), 0 < δ < 1, is (diff - 1) + (1 - δ) when sticky.
+  const U md = U{0} - U{differ};
+  return {negative, ea, sa + ((sb ^ md) - md) - U{static_cast<bool>(differ & sticky)}, sticky};
 }
 
 template <typename U>
@@ -143,39 +158,85 @@ constexpr bits_t copysign(const format& f, bits_t a, bits_t b) {
 
 namespace detail {
 
+/// A result and the flags it raises, returned by value (a status& argument to an out-of-line
+/// function would keep the caller's flags in memory on the hot path too).
+struct flagged {
+  bits_t bits;
+  status flags;
+};
+
 /// add with a NaN or infinite operand; kept out of line so the common path stays small.
-[[gnu::noinline]] constexpr bits_t add_nonfinite(const format& f, bits_t a, bits_t b, const unpacked& x,
-                                                 const unpacked& y, status& st) {
-  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
-  if (x.kind == kind::infinite && y.kind == kind::infinite && x.negative != y.negative) return invalid_nan(f, st);
-  return infinity(f, x.kind == kind::infinite ? x.negative : y.negative);
+[[gnu::noinline, gnu::cold]] constexpr flagged add_nonfinite(const format& f, bits_t a, bits_t b) {
+  status st{};
+  const unpacked x = unpack(f, a), y = unpack(f, b);
+  if (x.is_nan() || y.is_nan()) return {propagate_nan(f, a, b, st), st};
+  if (x.kind == kind::infinite && y.kind == kind::infinite && x.negative != y.negative) return {invalid_nan(f, st), st};
+  return {infinity(f, x.kind == kind::infinite ? x.negative : y.negative), st};
 }
 
-/// mul with a NaN or infinite operand, out of line.
-[[gnu::noinline]] constexpr bits_t mul_nonfinite(const format& f, bits_t a, bits_t b, const unpacked& x,
-                                                 const unpacked& y, status& st) {
-  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
-  if (x.kind == kind::zero || y.kind == kind::zero) return invalid_nan(f, st);  // 0 * inf
-  return infinity(f, x.negative != y.negative);
+/// mul with a NaN or infinite operand, out of line. (Subnormals read as zeros under DAZ: 0 * inf.)
+[[gnu::noinline, gnu::cold]] constexpr flagged mul_nonfinite(const format& f, bits_t a, bits_t b, bool daz) {
+  status st{};
+  const unpacked x = unpack(f, a, daz), y = unpack(f, b, daz);
+  if (x.is_nan() || y.is_nan()) return {propagate_nan(f, a, b, st), st};
+  if (x.kind == kind::zero || y.kind == kind::zero) return {invalid_nan(f, st), st};  // 0 * inf
+  return {infinity(f, x.negative != y.negative), st};
 }
 
-/// §5.4.1 addition, correctly rounded.
-template <typename U>
+LIBFLOAT_INLINE constexpr bits_t take(const flagged& r, status& st) {
+  st |= r.flags;
+  return r.bits;
+}
+
+/// For a constant format F that fits_fixed_point: the signed fixed-point value of an encoding
+/// whose sign and biased exponent (its top bits) are s.e is fraction * scale[s.e] + hidden[s.e],
+/// with scale = ±2^(max(e, 1) - 1) and hidden = ± the hidden bit's value (0 for subnormals).
+/// A table and a multiplication rather than shifts: on x86 variable shifts compete with the
+/// branches for two execution ports, and that port pressure is what bounds add.
+template <format F>
+struct fixed_point_table {
+  static constexpr int entries = 1 << (F.exponent_bits + 1);
+  std::int64_t scale[entries]{};
+  std::int64_t hidden[entries]{};
+  constexpr fixed_point_table() {
+    for (int i = 0; i < entries; ++i) {
+      const int be = i & ((1 << F.exponent_bits) - 1);
+      const std::int64_t sign = (i >> F.exponent_bits) ? -1 : 1;
+      scale[i] = sign * (std::int64_t{1} << (be == 0 ? 0 : be - 1));
+      hidden[i] = be == 0 ? 0 : sign * (std::int64_t{1} << (be - 1 + F.fraction_bits()));
+    }
+  }
+};
+template <format F>
+inline constexpr fixed_point_table<F> fixed_point_table_v{};
+
+/// §5.4.1 addition, correctly rounded. FC is the format when it is a compile-time constant (then
+/// FC == f), or format{} when it is not.
+template <typename U, format FC = format{}>
 LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, const env& e, status& st) {
   if (fits_fixed_point(f)) {
     // Every value is an integer multiple of the smallest subnormal 2^(emin - p + 1), and the whole
     // range fits a 64-bit two's complement integer: the exact sum is one integer addition.
     // Encoding -> integer: (fraction | hidden bit) << (biased exponent - 1), subnormals unshifted.
-    if (is_nonfinite_bits(f, a) || is_nonfinite_bits(f, b))
-      return add_nonfinite(f, a, b, unpack(f, a), unpack(f, b), st);
+    if (is_nonfinite_bits(f, a) | is_nonfinite_bits(f, b)) [[unlikely]]
+      return take(add_nonfinite(f, a, b), st);
     auto fixed = [&f, &e](bits_t v) {
-      const std::uint64_t be = (v & f.exponent_mask()) >> f.fraction_bits();
-      const std::uint64_t normal = be != 0;
-      std::uint64_t sig = (v & f.fraction_mask()) | (normal << f.fraction_bits());
-      if (daz(e)) sig = normal ? sig : 0;
-      const auto mag = static_cast<std::int64_t>(sig << (be - normal));
-      const std::int64_t m = -static_cast<std::int64_t>((v & f.sign_mask()) != 0);  // 0 or -1
-      return (mag ^ m) - m;  // negated without a branch: signs are coin flips
+      if constexpr (FC != format{} && fits_fixed_point(FC)) {
+        constexpr auto& t = fixed_point_table_v<FC>;
+        // (masked: bits above the encoding are ignored, as everywhere else)
+        const auto i = static_cast<std::size_t>((v >> FC.fraction_bits()) & (t.entries - 1));
+        const std::int64_t x = static_cast<std::int64_t>(v & FC.fraction_mask()) * t.scale[i] + t.hidden[i];
+        if (daz(e)) return (v & FC.exponent_mask()) == 0 ? std::int64_t{0} : x;
+        return x;
+      } else {
+        const std::uint64_t be = (v & f.exponent_mask()) >> f.fraction_bits();
+        const std::uint64_t normal = be != 0;
+        std::uint64_t sig = (v & f.fraction_mask()) | (normal << f.fraction_bits());
+        if (daz(e)) sig = normal ? sig : 0;
+        const auto mag = static_cast<std::int64_t>(sig << (be - normal));
+        const std::int64_t m = -static_cast<std::int64_t>((v & f.sign_mask()) != 0);  // 0 or -1
+        return (mag ^ m) - m;  // negated without a branch: signs are coin flips
+      }
     };
     const std::int64_t sum = fixed(a) + fixed(b);
     if (sum == 0) {  // §6.3: -0 + -0 = -0; any other exact zero sum is +0 (-0 rounding downward)
@@ -186,12 +247,14 @@ LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, c
                       static_cast<std::uint64_t>(sum < 0 ? -sum : sum), false, e, st);
   }
   const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
-  if (x.kind > kind::finite || y.kind > kind::finite) return add_nonfinite(f, a, b, x, y, st);
+  if ((x.kind > kind::finite) | (y.kind > kind::finite)) [[unlikely]] return take(add_nonfinite(f, a, b), st);
   if (x.kind == kind::zero && y.kind == kind::zero)
     return zero_bits(f, x.negative == y.negative ? x.negative : exact_zero_sum_sign(e.mode));
   if (x.kind == kind::zero) return round_pack(f, y.negative, y.exp, y.sig, false, e, st);
   if (y.kind == kind::zero) return round_pack(f, x.negative, x.exp, x.sig, false, e, st);
-  const exact_value<U> s = exact_add<U>(x.negative, x.exp, x.sig, y.negative, y.exp, y.sig);
+  exact_value<U> s;
+  if constexpr (FC != format{}) s = exact_add<U, FC.precision>(x.negative, x.exp, x.sig, y.negative, y.exp, y.sig);
+  else s = exact_add<U>(x.negative, x.exp, x.sig, y.negative, y.exp, y.sig);
   if (s.sig == 0 && !s.sticky) return zero_bits(f, exact_zero_sum_sign(e.mode));
   return round_exact(f, s, e, st);
 }
@@ -200,7 +263,7 @@ LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, c
 template <typename U>
 LIBFLOAT_INLINE constexpr bits_t mul_impl(const format& f, bits_t a, bits_t b, const env& e, status& st) {
   const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
-  if (x.kind > kind::finite || y.kind > kind::finite) return mul_nonfinite(f, a, b, x, y, st);
+  if ((x.kind > kind::finite) | (y.kind > kind::finite)) [[unlikely]] return take(mul_nonfinite(f, a, b, daz(e)), st);
   // A zero operand has sig 0: the product is an exact zero of the right sign.
   return round_pack(f, x.negative != y.negative, x.exp + y.exp, U{x.sig} * U{y.sig}, false, e, st);
 }
@@ -295,34 +358,126 @@ LIBFLOAT_INLINE constexpr bits_t fma_impl(const format& f, bits_t a, bits_t b, b
   (f.precision <= detail::narrow_core_max_precision ? detail::impl<std::uint64_t>(__VA_ARGS__) \
                                                      : detail::impl<detail::u128>(__VA_ARGS__))
 
-/// §5.4.1 addition, correctly rounded. IEEE 754-2019 §6.3: an exact zero sum of opposite-signed
-/// operands is +0 (-0 when rounding downward).
-LIBFLOAT_INLINE constexpr bits_t add(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  return LIBFLOAT_DISPATCH(add_impl, f, a, b, e, st);
+namespace detail {
+
+// The operations expanded inline: what the typed paths (lf::fp<F>, lf::add(fp<F>, ...)) use, with
+// F a constant, so that every derived constant folds away.
+// FC: the format when the caller has it as a constant (see add_impl), else format{}; only add
+// and sub use it so far.
+template <format FC = format{}>
+LIBFLOAT_INLINE constexpr bits_t add_inline(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return f.precision <= narrow_core_max_precision ? add_impl<std::uint64_t, FC>(f, a, b, e, st)
+                                                  : add_impl<u128, FC>(f, a, b, e, st);
 }
-/// §5.4.1 multiplication, correctly rounded.
-LIBFLOAT_INLINE constexpr bits_t mul(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+template <format FC = format{}>
+LIBFLOAT_INLINE constexpr bits_t sub_inline(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return add_inline<FC>(f, a, is_nan_bits(f, b) ? b : b ^ f.sign_mask(), e, st);  // a NaN b keeps its sign
+}
+template <format FC = format{}>
+LIBFLOAT_INLINE constexpr bits_t mul_inline(const format& f, bits_t a, bits_t b, const env& e, status& st) {
   return LIBFLOAT_DISPATCH(mul_impl, f, a, b, e, st);
 }
-/// §5.4.1 division, correctly rounded; finite / 0 raises divide_by_zero (§7.3).
-LIBFLOAT_INLINE constexpr bits_t div(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+template <format FC = format{}>
+LIBFLOAT_INLINE constexpr bits_t div_inline(const format& f, bits_t a, bits_t b, const env& e, status& st) {
   return LIBFLOAT_DISPATCH(div_impl, f, a, b, e, st);
 }
-/// §5.4.1 squareRoot, correctly rounded; sqrt(-0) = -0, sqrt(x < 0) is invalid.
-LIBFLOAT_INLINE constexpr bits_t sqrt(const format& f, bits_t a, const env& e, status& st) {
+template <format FC = format{}>
+LIBFLOAT_INLINE constexpr bits_t sqrt_inline(const format& f, bits_t a, const env& e, status& st) {
   return LIBFLOAT_DISPATCH(sqrt_impl, f, a, e, st);
+}
+template <format FC = format{}>
+LIBFLOAT_INLINE constexpr bits_t fma_inline(const format& f, bits_t a, bits_t b, bits_t c, const env& e, status& st) {
+  return LIBFLOAT_DISPATCH(fma_impl, f, a, b, c, e, st);
+}
+
+// The run-time-format entry points (lf::add(f, ...) below) look the format up once among the
+// named formats and call the constant-format code for it, so lf::add(lf::binary16, ...), the CLI
+// and TestFloat runs get the same folded code as lf::fp16; only custom formats take the generic
+// code, where every derived constant is computed per call. The branch depends on the format
+// only, so it is predicted.
+enum class named_id : std::uint8_t { other, binary16, bfloat16, binary32, binary64, tfloat32, e4m3, e5m2 };
+constexpr named_id named_id_of(const format& f) {
+  switch (f.precision) {
+    case 11: return f == lf::binary16 ? named_id::binary16 : f == lf::tfloat32 ? named_id::tfloat32 : named_id::other;
+    case 8: return f == lf::bfloat16 ? named_id::bfloat16 : named_id::other;
+    case 24: return f == lf::binary32 ? named_id::binary32 : named_id::other;
+    case 53: return f == lf::binary64 ? named_id::binary64 : named_id::other;
+    case 4: return f == lf::float8_e4m3fn ? named_id::e4m3 : named_id::other;
+    case 3: return f == lf::float8_e5m2 ? named_id::e5m2 : named_id::other;
+    default: return named_id::other;
+  }
+}
+
+/// One out-of-line instantiation per (operation, named format, mode): F == lf::format{} is the
+/// generic code; M >= 0 fixes the rounding mode to rounding(M) (nearest_even, the default and the
+/// most used, gets its own folded code; the other modes share one copy per format).
+#define LIBFLOAT_RUNTIME_ENTRY(name, params, outer_args, inner_args)                              \
+  template <format F, int M>                                                                      \
+  [[gnu::noinline]] constexpr bits_t name##_of(const format& f, LIBFLOAT_UNPAREN params) {         \
+    env e = e_in;                                                                                 \
+    if constexpr (M >= 0) e.mode = static_cast<rounding>(M);                                      \
+    if constexpr (F == format{}) return name##_inline(f, LIBFLOAT_UNPAREN inner_args);            \
+    else return name##_inline<F>(F, LIBFLOAT_UNPAREN inner_args);                                 \
+  }                                                                                               \
+  template <format F>                                                                             \
+  LIBFLOAT_INLINE constexpr bits_t name##_mode(const format& f, LIBFLOAT_UNPAREN params) {         \
+    if (e_in.mode == rounding::nearest_even)                                                      \
+      return name##_of<F, static_cast<int>(rounding::nearest_even)>(f, LIBFLOAT_UNPAREN outer_args); \
+    return name##_of<F, -1>(f, LIBFLOAT_UNPAREN outer_args);                                      \
+  }                                                                                               \
+  constexpr bits_t name##_named(const format& f, LIBFLOAT_UNPAREN params) {                        \
+    switch (named_id_of(f)) {                                                                     \
+      case named_id::binary16: return name##_mode<lf::binary16>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::bfloat16: return name##_mode<lf::bfloat16>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::binary32: return name##_mode<lf::binary32>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::binary64: return name##_mode<lf::binary64>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::tfloat32: return name##_mode<lf::tfloat32>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::e4m3: return name##_mode<lf::float8_e4m3fn>(f, LIBFLOAT_UNPAREN outer_args); \
+      case named_id::e5m2: return name##_mode<lf::float8_e5m2>(f, LIBFLOAT_UNPAREN outer_args);   \
+      case named_id::other: break;                                                                \
+    }                                                                                             \
+    return name##_of<format{}, -1>(f, LIBFLOAT_UNPAREN outer_args);                               \
+  }
+#define LIBFLOAT_UNPAREN(...) __VA_ARGS__
+LIBFLOAT_RUNTIME_ENTRY(add, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st))
+LIBFLOAT_RUNTIME_ENTRY(sub, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st))
+LIBFLOAT_RUNTIME_ENTRY(mul, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st))
+LIBFLOAT_RUNTIME_ENTRY(div, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st))
+LIBFLOAT_RUNTIME_ENTRY(sqrt, (bits_t a, const env& e_in, status& st), (a, e_in, st), (a, e, st))
+LIBFLOAT_RUNTIME_ENTRY(fma, (bits_t a, bits_t b, bits_t c, const env& e_in, status& st), (a, b, c, e_in, st),
+                       (a, b, c, e, st))
+#undef LIBFLOAT_UNPAREN
+#undef LIBFLOAT_RUNTIME_ENTRY
+
+}  // namespace detail
+
+/// §5.4.1 addition, correctly rounded. IEEE 754-2019 §6.3: an exact zero sum of opposite-signed
+/// operands is +0 (-0 when rounding downward).
+constexpr bits_t add(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return detail::add_named(f, a, b, e, st);
+}
+/// §5.4.1 multiplication, correctly rounded.
+constexpr bits_t mul(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return detail::mul_named(f, a, b, e, st);
+}
+/// §5.4.1 division, correctly rounded; finite / 0 raises divide_by_zero (§7.3).
+constexpr bits_t div(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return detail::div_named(f, a, b, e, st);
+}
+/// §5.4.1 squareRoot, correctly rounded; sqrt(-0) = -0, sqrt(x < 0) is invalid.
+constexpr bits_t sqrt(const format& f, bits_t a, const env& e, status& st) {
+  return detail::sqrt_named(f, a, e, st);
 }
 /// §5.4.1 fusedMultiplyAdd: a*b + c with one rounding. Invalid for ∞*0 (even when c is a quiet
 /// NaN, as SoftFloat does) and for ∞ - ∞.
-LIBFLOAT_INLINE constexpr bits_t fma(const format& f, bits_t a, bits_t b, bits_t c, const env& e, status& st) {
-  return LIBFLOAT_DISPATCH(fma_impl, f, a, b, c, e, st);
+constexpr bits_t fma(const format& f, bits_t a, bits_t b, bits_t c, const env& e, status& st) {
+  return detail::fma_named(f, a, b, c, e, st);
 }
 #undef LIBFLOAT_DISPATCH
 
 /// §5.4.1 subtraction: a + (-b), except that a NaN b keeps its sign.
 constexpr bits_t sub(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  if (detail::is_nan_bits(f, b)) return add(f, a, b, e, st);
-  return add(f, a, neg(f, b), e, st);
+  return detail::sub_named(f, a, b, e, st);
 }
 
 /// §5.3.1 remainder: a - n*b with n the integer nearest a/b (ties to even). Always exact; the

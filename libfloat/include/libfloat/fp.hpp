@@ -141,10 +141,10 @@ class fp {
     } else {
       status ignored{};
       bits_t r{};
-      if constexpr (O == op::add) r = lf::add(F, bits_, b.bits_, env{}, ignored);
-      else if constexpr (O == op::sub) r = lf::sub(F, bits_, b.bits_, env{}, ignored);
-      else if constexpr (O == op::mul) r = lf::mul(F, bits_, b.bits_, env{}, ignored);
-      else r = lf::div(F, bits_, b.bits_, env{}, ignored);
+      if constexpr (O == op::add) r = detail::add_inline<F>(F, bits_, b.bits_, env{}, ignored);
+      else if constexpr (O == op::sub) r = detail::sub_inline<F>(F, bits_, b.bits_, env{}, ignored);
+      else if constexpr (O == op::mul) r = detail::mul_inline<F>(F, bits_, b.bits_, env{}, ignored);
+      else r = detail::div_inline<F>(F, bits_, b.bits_, env{}, ignored);
       return from_bits(static_cast<storage_type>(r));
     }
   }
@@ -187,11 +187,13 @@ constexpr std::uint32_t tf32_to_binary32_word(tf32 x) { return static_cast<std::
 
 // ---- typed free functions: explicit rounding / env, flags ORed into *st -------------------
 
-#define LIBFLOAT_TYPED_BINARY(name)                                                             \
+// (F is a constant here: the detail::*_inline forms expand the operation with every derived
+// constant folded, where lf::add(f, ...) would look the format up at run time.)
+#define LIBFLOAT_TYPED_BINARY(name, impl)                                                       \
   template <format F>                                                                           \
   LIBFLOAT_INLINE constexpr fp<F> name(fp<F> a, fp<F> b, const env& e, status* st = nullptr) {  \
     status s{};                                                                                 \
-    const auto r = name(F, a.bits(), b.bits(), e, s);                                           \
+    const auto r = impl(F, a.bits(), b.bits(), e, s);                                           \
     detail::report(st, s);                                                                      \
     return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));                     \
   }                                                                                             \
@@ -200,17 +202,17 @@ constexpr std::uint32_t tf32_to_binary32_word(tf32 x) { return static_cast<std::
                                        status* st = nullptr) {                                  \
     return name(a, b, env{r}, st);                                                              \
   }
-LIBFLOAT_TYPED_BINARY(add)
-LIBFLOAT_TYPED_BINARY(sub)
-LIBFLOAT_TYPED_BINARY(mul)
-LIBFLOAT_TYPED_BINARY(div)
-LIBFLOAT_TYPED_BINARY(rem)
+LIBFLOAT_TYPED_BINARY(add, detail::add_inline<F>)
+LIBFLOAT_TYPED_BINARY(sub, detail::sub_inline<F>)
+LIBFLOAT_TYPED_BINARY(mul, detail::mul_inline<F>)
+LIBFLOAT_TYPED_BINARY(div, detail::div_inline<F>)
+LIBFLOAT_TYPED_BINARY(rem, rem)
 #undef LIBFLOAT_TYPED_BINARY
 
 template <format F>
 constexpr fp<F> sqrt(fp<F> a, const env& e, status* st = nullptr) {
   status s{};
-  const auto r = sqrt(F, a.bits(), e, s);
+  const auto r = detail::sqrt_inline<F>(F, a.bits(), e, s);
   detail::report(st, s);
   return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));
 }
@@ -222,7 +224,7 @@ constexpr fp<F> sqrt(fp<F> a, rounding r = rounding::nearest_even, status* st = 
 template <format F>
 constexpr fp<F> fma(fp<F> a, fp<F> b, fp<F> c, const env& e, status* st = nullptr) {
   status s{};
-  const auto r = fma(F, a.bits(), b.bits(), c.bits(), e, s);
+  const auto r = detail::fma_inline<F>(F, a.bits(), b.bits(), c.bits(), e, s);
   detail::report(st, s);
   return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));
 }

@@ -40,8 +40,59 @@ constexpr int bit_width(u128 x) {
 /// Where the discarded part of a significand lies relative to half a unit in the last place.
 enum class lost : std::uint8_t { zero, below_half, half, above_half };
 
-/// The rounding decision: discard the low `shift` bits of `sig` (shift >= 0) and decide whether
-/// the kept part's magnitude is incremented (or, for round-to-odd, jammed).
+/// The outcome of one rounding step: discard the low `shift` bits of a significand.
+template <typename U>
+struct step {
+  U kept;        ///< the kept integer after rounding (may equal 2^k: a carry out)
+  bool inexact;  ///< anything nonzero was discarded
+};
+
+/// The rounding step itself: discard the low `shift` bits of `sig` and round the kept integer's
+/// magnitude under `mode` (`negative` is the sign of the value, for the directed modes).
+/// Preconditions: sig < 2^(W-1); shift may be anything (<= 0: nothing discarded; >= W: all).
+///
+/// The deterministic modes are one addition: kept = (sig + inc) >> shift, with inc a
+/// mode-dependent amount below the rounding position (ulp = 2^shift, half = ulp/2):
+///   nearest_even  half - 1 + (lsb of the kept part): a tie carries only into an odd kept part
+///   nearest_away  half
+///   upward        ulp - 1 for a positive value, else 0 (and downward the mirror image)
+///   toward_zero, odd  0 (odd then sets the last bit when anything was discarded)
+/// so there is no classification of the discarded bits and no data-dependent branch: on random
+/// operands those outcomes are coin flips. With `mode` a compile-time constant (the typed paths)
+/// the increment folds to one or two instructions; at run time it is a few flag-free selects.
+template <typename U>
+LIBFLOAT_INLINE constexpr step<U> round_step(U sig, int shift, bool negative, rounding mode, std::uint32_t random) {
+  constexpr int W = width_of<U>;
+  if (shift <= 0) return {sig, false};
+  if (mode == rounding::stochastic) {
+    // D = the first 32 discarded bits (zero-padded); round up iff random < D.
+    const bool all = shift >= W;
+    const U kept = all ? U{0} : sig >> shift;
+    const U rem = all ? sig : sig & ((U{1} << shift) - 1);
+    std::uint32_t d;
+    if (shift >= 32) d = shift - 32 >= W ? 0 : static_cast<std::uint32_t>(rem >> (shift - 32));
+    else d = static_cast<std::uint32_t>(rem << (32 - shift));
+    return {kept + U{random < d}, rem != 0};
+  }
+  // Everything discarded (shift >= W): sig < 2^(W-1) <= 2^(shift-1) lies strictly between 0 and
+  // half a unit, or is 0, and every deterministic mode decides the same for (sig != 0) at shift 2.
+  if (shift >= W) {  // (only for results far below the subnormal range: rare, so predicted)
+    sig = U{sig != 0};
+    shift = 2;
+  }
+  const U ulp_mask = (U{1} << shift) - 1;
+  const U rem = sig & ulp_mask;
+  const bool even = mode == rounding::nearest_even, away = mode == rounding::nearest_away;
+  const bool toward_infinity = (mode == rounding::upward) & !negative;
+  const bool toward_minus_infinity = (mode == rounding::downward) & negative;
+  const auto all_if = [](bool c) { return U{0} - U{c}; };  // masks, not ?: (which may branch)
+  const U inc = ((ulp_mask >> 1) & all_if(even | away)) + (((sig >> shift) & 1) & U{even}) + U{away} +
+                (ulp_mask & all_if(toward_infinity | toward_minus_infinity));
+  const U kept = ((sig + inc) >> shift) | U{static_cast<bool>((mode == rounding::odd) & (rem != 0))};
+  return {kept, rem != 0};
+}
+
+/// round_step plus where the discarded part lay (for callers that need the class itself).
 template <typename U>
 struct decision {
   U kept;    ///< the kept integer after rounding (may equal 2^k: a carry out)
@@ -51,33 +102,11 @@ struct decision {
 template <typename U>
 LIBFLOAT_INLINE constexpr decision<U> round_shift(U sig, int shift, bool negative, rounding mode, std::uint32_t random) {
   constexpr int W = width_of<U>;
-  if (shift <= 0) return {sig, lost::zero};
-  // Written without data-dependent branches: on random operands these outcomes are coin flips.
-  const bool all = shift >= W;  // everything discarded; sig < 2^(W-1) <= 2^(shift-1)
-  const U kept = all ? U{0} : sig >> shift;
-  const U rem = all ? sig : sig & ((U{1} << shift) - 1);
-  const U half = all ? ~U{0} : U{1} << (shift - 1);
-  const bool nonzero = rem != 0, above = rem > half, tie = rem == half;
-  const lost frac = !nonzero ? lost::zero : above ? lost::above_half : tie ? lost::half : lost::below_half;
-  bool up = false;
-  switch (mode) {
-    // Bitwise | and & on purpose: || and && become branches, and these are coin flips.
-    case rounding::nearest_even: up = above | (tie & static_cast<bool>(kept & 1)); break;
-    case rounding::nearest_away: up = above | tie; break;
-    case rounding::toward_zero: up = false; break;
-    case rounding::upward: up = nonzero & !negative; break;
-    case rounding::downward: up = nonzero & negative; break;
-    case rounding::odd: return {kept | U{nonzero}, frac};
-    case rounding::stochastic: {
-      // D = the first 32 discarded bits (zero-padded); round up iff random < D.
-      std::uint32_t d;
-      if (shift >= 32) d = shift - 32 >= W ? 0 : static_cast<std::uint32_t>(rem >> (shift - 32));
-      else d = static_cast<std::uint32_t>(rem << (32 - shift));
-      up = random < d;
-      break;
-    }
-  }
-  return {kept + U{up}, frac};
+  const step<U> s = round_step(sig, shift, negative, mode, random);
+  if (!s.inexact) return {s.kept, lost::zero};
+  const U rem = shift >= W ? sig : sig & ((U{1} << shift) - 1);
+  const U half = shift > W ? ~U{0} : U{1} << (shift - 1);
+  return {s.kept, rem > half ? lost::above_half : rem == half ? lost::half : lost::below_half};
 }
 
 // ---- encodings --------------------------------------------------------------------------------
@@ -160,7 +189,8 @@ constexpr std::uint64_t overflow_result(const format& f, bool negative, rounding
 ///     1 bit. It lies strictly below the rounding position, so every mode decides the same.
 ///  2. E = exponent of the leading bit. The last kept bit sits at q = max(E, emin) - p + 1
 ///     (below emin the grid stops shrinking: gradual underflow, §3.4).
-///  3. Decide (round_shift); a carry out of p bits bumps q.
+///  3. Decide (round_step); a carry out of p bits bumps q. (A normal result skips steps 3-5:
+///     see the fast case below.)
 ///  4. Tininess (§7.5) before: E < emin; after: rounding to p bits at E's own grid stays < 2^emin.
 ///  5. Overflow (§7.4): the rounded value with unbounded exponent exceeds max finite. For formats
 ///     without infinity the NaN slot S.1...1.1...1 also counts as beyond range, and ties between
@@ -183,12 +213,30 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
   w += 1;
   // 2.
   const int E = exp + w - 1;
+  // The common case first: a normal result, E in [emin, emax] (for a format without infinity,
+  // below emax, whose top binade holds the NaN slot). One range check; then q = E - p + 1, no
+  // tininess, and the encoding is the biased exponent minus one, shifted, plus the rounded
+  // significand, whose hidden bit adds the missing one and whose carry out (kept == 2^p) the
+  // next binade, so a carry needs no test. Only a carry from emax can overflow: it reaches the
+  // infinity encoding. (The steps below compute the same for these values.)
+  const int emax_fast = f.kind == nonfinite::ieee ? f.emax() : f.emax() - 1;
+  if (static_cast<unsigned>(E - f.emin()) <= static_cast<unsigned>(emax_fast - f.emin())) [[likely]] {
+    const step<U> d = round_step(sig, w - p, negative, e.mode, e.random);
+    const std::uint64_t mag =
+        (static_cast<std::uint64_t>(E - f.emin()) << f.fraction_bits()) + static_cast<std::uint64_t>(d.kept);
+    if (f.kind == nonfinite::ieee && mag >= f.exponent_mask()) [[unlikely]] {
+      st |= status::overflow | status::inexact;
+      return overflow_result(f, negative, e.mode, e.policy);
+    }
+    st |= static_cast<status>(static_cast<std::uint8_t>(d.inexact) * to_bits(status::inexact));
+    return sign_bit(f, negative) | mag;
+  }
   const bool tiny_before = E < f.emin();
   int q = (tiny_before ? f.emin() : E) - (p - 1);
   // 3.
-  const decision<U> d = round_shift(sig, q - exp, negative, e.mode, e.random);
+  const step<U> d = round_step(sig, q - exp, negative, e.mode, e.random);
   U kept = d.kept;
-  const bool inexact = d.frac != lost::zero;
+  const bool inexact = d.inexact;
   const U top = U{1} << p;
   if (kept >= top) {  // carry out: kept == 2^p
     kept >>= 1;
@@ -204,8 +252,9 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
       // The tie max + ulp/2 truncates to max itself (so no increment happened); a tie below max
       // that rounds up to max (e.g. E4M3 432 -> 448) is not an overflow.
       const int shift = q - exp;  // no carry happened here, so q is still the rounding position
-      const bool tie_above_max = kept == nan_slot - 1 && d.frac == lost::half &&
-                                 e.mode == rounding::nearest_even && (sig >> shift) == kept;
+      const bool tie = (sig & ((U{1} << shift) - 1)) == (U{1} << (shift - 1));
+      const bool tie_above_max = kept == nan_slot - 1 && tie && e.mode == rounding::nearest_even &&
+                                 (sig >> shift) == kept;
       over = kept == nan_slot || tie_above_max;
     }
     if (over) {
@@ -217,7 +266,7 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
   bool tiny = tiny_before;
   if (tiny_before && e.policy.tininess == tininess::after_rounding && E == f.emin() - 1) {
     // Only a value in [2^(emin-1), 2^emin) can round up to 2^emin with an unbounded exponent.
-    const decision<U> unbounded = round_shift(sig, (E - (p - 1)) - exp, negative, e.mode, e.random);
+    const step<U> unbounded = round_step(sig, (E - (p - 1)) - exp, negative, e.mode, e.random);
     tiny = unbounded.kept < top;
   }
   if (tiny && e.policy.results == subnormal_results::flush_to_zero) {
@@ -247,8 +296,8 @@ constexpr integer_rounding round_integer(bool negative, int exp, std::uint64_t s
     if (exp + std::bit_width(sig) > 127) return {0, false, true};
     return {u128{sig} << exp, false, false};
   }
-  const decision<u128> d = round_shift(u128{sig}, -exp, negative, mode, random);
-  return {d.kept, d.frac != lost::zero, false};
+  const step<u128> d = round_step(u128{sig}, -exp, negative, mode, random);
+  return {d.kept, d.inexact, false};
 }
 
 }  // namespace lf::detail
