@@ -77,9 +77,15 @@
 //  1. Far out of range: |value| >= 2^(emax+2) overflows in every mode, and |value| < 2^(emin-p-33)
 //     rounds like any tiny positive number (to 0 or the smallest subnormal; stochastic's 32
 //     discarded bits are all zero), so a representative stands in for it.
-//  2. Fast path, plain 128-bit integers: nd <= 19 and |E| <= 55. E >= 0: D * 5^E is exact.
-//     E < 0: Q = floor(D * 2^s / 5^-E), sticky = remainder != 0, used only when Q has at least
-//     p + 34 bits.
+//  2. Fast path, 64/128-bit integers: nd <= 19 (convert_short). E >= 0, E <= 55: D * 5^E is
+//     exact. E < 0, for p + 34 <= 63: -E <= 27, D / 5^-E by a 64-bit reciprocal, corrected to
+//     the exact quotient and remainder (divide_by_pow5); 28 <= -E <= 127, the top 64 bits of
+//     D * floor(2^(127+b) / 5^-E) (detail/decimal_pow5.hpp), exact unless a carry could reach
+//     them, with sticky set (D < 5^28 is never a multiple of 5^-E). Otherwise, -E <= 55:
+//     Q = floor(D * 2^s / 5^-E), sticky = remainder != 0, used only when Q has at least
+//     p + 34 bits. Strings of the plain form [+|-]digits[.digits][e[+|-]digits] with at most
+//     19 digits and 6 exponent digits are read by scan_plain straight into D and E; everything
+//     else (and every error) goes through scan().
 //  3. Otherwise the same computation on lf::detail::bignum, after keeping at most
 //     max_significant_digits(f) digits (the rest only sets sticky, see that function).
 // Why p + 34 bits: round_pack needs p + 2 bits and sticky for the deterministic modes; stochastic
@@ -98,6 +104,7 @@
 
 #include "arith.hpp"
 #include "detail/bignum.hpp"
+#include "detail/decimal_pow5.hpp"
 #include "detail/round.hpp"
 #include "format.hpp"
 #include "fp.hpp"
@@ -381,6 +388,20 @@ LIBFLOAT_INLINE quotient divide_by_pow5(std::uint64_t D, int m) {
   return {Q, -shift - (b - 1), QP != N};
 }
 
+/// D * 10^-m (1 <= m <= 55) by a 128-bit division, when the quotient keeps at least T bits:
+/// (sig + sticky) * 2^exp. Out of line: binary64, or the rare case the reciprocal cannot decide.
+[[gnu::noinline]] inline bool divide_by_pow5_wide(std::uint64_t D, int m, int T, u128& sig, long& exp, bool& sticky) {
+  const u128 P = pow5_table[static_cast<std::size_t>(m)];
+  const int s = 128 - std::bit_width(D);
+  const u128 N = u128{D} << s;
+  const u128 Q = N / P;
+  if (bit_width(Q) < T) return false;
+  sig = Q;
+  exp = -s - m;
+  sticky = N - Q * P != 0;
+  return true;
+}
+
 /// Regime 3 of the file comment, out of line: the digits [first, first + nd) of d, value
 /// D * 10^E.
 [[gnu::noinline]] inline bits_t convert_decimal_big(const format& f, bool negative, const digit_string& d, std::size_t first,
@@ -426,38 +447,82 @@ LIBFLOAT_INLINE quotient divide_by_pow5(std::uint64_t D, int m) {
 }
 
 
+/// 1. Out of range (see the file comment): 10^(k-1) >= 2^(3(k-1)) for k >= 1, 10^k <= 2^(3k)
+/// for k <= 0, where 10^(k-1) <= value < 10^k. Sets r and returns true when value is beyond it.
+LIBFLOAT_INLINE bool parse_out_of_range(const format& f, bool negative, std::int64_t k, const env& e, status& st, bits_t& r) {
+  if (3 * (k - 1) >= f.emax() + 2) r = round_huge(f, negative, e, st);
+  else if (3 * k <= f.emin() - f.precision - 33) r = round_tiny(f, negative, e, st);
+  else return false;
+  return true;
+}
+
+/// 10^0 .. 10^19.
+inline constexpr std::array<std::uint64_t, 20> pow10_u64 = [] {
+  std::array<std::uint64_t, 20> t{};
+  t[0] = 1;
+  for (std::size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1] * 10;
+  return t;
+}();
+
+/// Regimes 1 and 2 of the file comment for value = D * 10^E, D < 10^19: sets r (the rounded
+/// encoding) and returns true, or returns false when the big-number path must decide.
+LIBFLOAT_INLINE bool convert_short(const format& f, bool negative, std::uint64_t D, std::int64_t E, const env& e, status& st,
+                                   bits_t& r) {
+  if (D == 0) {
+    r = zero_bits(f, negative);
+    return true;
+  }
+  const int T = parse_bits(f);
+  // nd = number of decimal digits of D (the estimate from the bit width is nd or nd - 1)
+  const int t = (std::bit_width(D) * 1233) >> 12;
+  const int nd = t + (D >= pow10_u64[static_cast<std::size_t>(t)] ? 1 : 0);
+  if (parse_out_of_range(f, negative, E + nd, e, st, r)) return true;
+  // The branches only compute (sig + sticky) * 2^exp; one round_parsed call below keeps the
+  // inlined core once in this function.
+  u128 sig = 0;
+  long exp = 0;
+  bool sticky = false, ok = false;
+  if (E >= 0 && E <= 55) {
+    const u128 P = pow5_table[static_cast<std::size_t>(E)];
+    ok = std::bit_width(D) + bit_width(P) <= 125;
+    sig = u128{D} * P;
+    exp = static_cast<long>(E);
+  } else if (E < 0 && E >= -27 && T <= 63) {
+    const quotient q = divide_by_pow5(D, static_cast<int>(-E));
+    sig = q.q;
+    exp = q.exp + static_cast<long>(E);
+    sticky = q.sticky;
+    ok = true;
+  } else if (E < 0 && -E <= pow5_reciprocal_max && T <= 63) {
+    // D / 5^m with m >= 28 (> D's 19 digits, so never exact: sticky) through the 128-bit
+    // R = floor(2^(127+b) / 5^m) = 2^(127+b) / 5^m - f, 0 < f < 1: with Dn = D normalised to
+    // [2^63, 2^64), Dn * 2^(127+b) / 5^m = Dn * R + Dn * f, and Dn * f < 2^64 only reaches the
+    // top 64 bits of the 192-bit Dn * R through a carry out of the middle word, impossible
+    // unless that word is all ones (then the exact paths below decide).
+    const int m = static_cast<int>(-E);
+    const pow5_reciprocal& R = pow5_reciprocal_table[static_cast<std::size_t>(m)];
+    const int shift = 64 - std::bit_width(D);
+    const std::uint64_t Dn = D << shift;
+    const u128 low = u128{Dn} * R.lo, high = u128{Dn} * R.hi + static_cast<std::uint64_t>(low >> 64);
+    // D * 10^-m = (Dn / 5^m) * 2^(-shift - m) = (top + fraction) * 2^(128 - 127 - b - shift - m)
+    ok = static_cast<std::uint64_t>(high) != ~std::uint64_t{0};
+    sig = high >> 64;
+    exp = 1 - R.bits - shift - m;
+    sticky = true;
+  }
+  if (!ok && E < 0 && E >= -55) ok = divide_by_pow5_wide(D, static_cast<int>(-E), T, sig, exp, sticky);
+  if (ok) r = round_parsed(f, negative, exp, sig, sticky, e, st);
+  return ok;
+}
+
 LIBFLOAT_INLINE bits_t convert_decimal(const format& f, const scanned& in, const env& e, status& st) {
   if (in.significant == 0) return zero_bits(f, in.negative);
-  const int T = parse_bits(f);
-  // 1. Out of range: 10^(k-1) >= 2^(3(k-1)) for k >= 1, 10^k <= 2^(3k) for k <= 0, where
-  //    10^(k-1) <= value < 10^k.
-  auto out_of_range = [&](std::int64_t k, bits_t& r) {
-    if (3 * (k - 1) >= f.emax() + 2) r = round_huge(f, in.negative, e, st);
-    else if (3 * k <= f.emin() - f.precision - 33) r = round_tiny(f, in.negative, e, st);
-    else return false;
-    return true;
-  };
   bits_t r = 0;
   // 2. Fast path: at most 19 significant digits, value = mantissa * 10^E exactly; 64/128-bit
   //    arithmetic.
-  if (in.significant <= 19) {
-    const std::uint64_t D = in.mantissa;
-    const std::int64_t E = in.exponent - static_cast<std::int64_t>(in.frac_digits.size());
-    if (out_of_range(E + in.significant, r)) return r;
-    if (E >= 0 && E <= 55) {
-      const u128 P = pow5_table[static_cast<std::size_t>(E)];
-      if (std::bit_width(D) + bit_width(P) <= 125) return round_parsed(f, in.negative, static_cast<long>(E), u128{D} * P, false, e, st);
-    } else if (E < 0 && E >= -27 && T <= 63) {
-      const quotient q = divide_by_pow5(D, static_cast<int>(-E));
-      return round_parsed(f, in.negative, q.exp + E, q.q, q.sticky, e, st);
-    } else if (E < 0 && E >= -55) {
-      const u128 P = pow5_table[static_cast<std::size_t>(-E)];
-      const int s = 128 - std::bit_width(D);
-      const u128 N = u128{D} << s;
-      const u128 Q = N / P;
-      if (bit_width(Q) >= T) return round_parsed(f, in.negative, -s + static_cast<long>(E), Q, N - Q * P != 0, e, st);
-    }
-  }
+  if (in.significant <= 19 &&
+      convert_short(f, in.negative, in.mantissa, in.exponent - static_cast<std::int64_t>(in.frac_digits.size()), e, st, r))
+    return r;
   // The general case: value = D * 10^E, D = the digits [first, last) without leading or trailing
   // zeros.
   const digit_string d{in.int_digits, in.frac_digits};
@@ -467,7 +532,7 @@ LIBFLOAT_INLINE bits_t convert_decimal(const format& f, const scanned& in, const
   while (d[last - 1] == '0') --last;
   const auto nd = static_cast<std::int64_t>(last - first);
   const std::int64_t E = in.exponent + ni - static_cast<std::int64_t>(last);
-  if (out_of_range(E + nd, r)) return r;
+  if (parse_out_of_range(f, in.negative, E + nd, e, st, r)) return r;
   // 3.
   return convert_decimal_big(f, in.negative, d, first, nd, E, e, st);
 }
@@ -502,8 +567,46 @@ inline bits_t quiet_nan_bits(const format& f, bool negative) {
 
 /// Reads `text` as a number of format f (see the file comment for the grammar and the results).
 /// Flags are ORed into *flags; nothing is raised for malformed input.
-LIBFLOAT_INLINE parsed<bits_t> parse(const format& f, std::string_view text, const env& e = {}, status* flags = nullptr) {
-  using namespace detail;
+namespace detail {
+
+/// The common case of the decimal grammar, [+|-] digits ["." digits] [(e|E) [+|-] digits], with
+/// at most 19 significant-or-not digits in all and at most 6 exponent digits: value = D * 10^E.
+/// Anything else (longer, hex, inf/nan, malformed) returns false and goes through scan(), which
+/// alone reports errors.
+LIBFLOAT_INLINE bool scan_plain(std::string_view s, std::uint64_t& D, std::int64_t& E, bool& negative) {
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  negative = false;
+  if (p != end && (*p == '-' || *p == '+')) negative = *p++ == '-';
+  std::uint64_t d = 0;  // (wraps on more than 19 digits, which are refused below)
+  const char* const int_first = p;
+  for (; p != end && is_digit(*p); ++p) d = d * 10 + static_cast<std::uint64_t>(*p - '0');
+  std::int64_t digits = p - int_first, frac = 0;
+  if (p != end && *p == '.') {
+    const char* const frac_first = ++p;
+    for (; p != end && is_digit(*p); ++p) d = d * 10 + static_cast<std::uint64_t>(*p - '0');
+    frac = p - frac_first;
+    digits += frac;
+  }
+  if (digits == 0 || digits > 19) return false;
+  std::int64_t x = 0;
+  if (p != end && (*p == 'e' || *p == 'E')) {
+    ++p;
+    bool negative_exponent = false;
+    if (p != end && (*p == '-' || *p == '+')) negative_exponent = *p++ == '-';
+    const char* const exp_first = p;
+    for (; p != end && is_digit(*p) && p - exp_first < 6; ++p) x = x * 10 + (*p - '0');
+    if (p == exp_first) return false;
+    if (negative_exponent) x = -x;
+  }
+  if (p != end) return false;
+  D = d;
+  E = x - frac;
+  return true;
+}
+
+/// Everything scan_plain + convert_short do not take: out of line.
+[[gnu::noinline]] inline parsed<bits_t> parse_general(const format& f, std::string_view text, const env& e, status* flags) {
   scanned in;
   parsed<bits_t> out;
   out.error = scan(text, in);
@@ -527,10 +630,42 @@ LIBFLOAT_INLINE parsed<bits_t> parse(const format& f, std::string_view text, con
   report(flags, st);
   return out;
 }
+}  // namespace detail
+
+LIBFLOAT_INLINE parsed<bits_t> parse(const format& f, std::string_view text, const env& e = {}, status* flags = nullptr) {
+  using namespace detail;
+  std::uint64_t D;
+  std::int64_t E;
+  bool negative;
+  if (scan_plain(text, D, E, negative)) {
+    status st{};
+    parsed<bits_t> out;
+    if (convert_short(f, negative, D, E, e, st, out.value)) {
+      report(flags, st);
+      return out;
+    }
+  }
+  return parse_general(f, text, e, flags);
+}
+
+
+namespace detail {
+/// The typed parser, out of line once per format: with the default env (nearest even, IEEE
+/// policies) as a constant, so that the rounding folds, and with any env.
+template <format F>
+[[gnu::noinline]] parsed<bits_t> parse_default_env(std::string_view text, status* flags) {
+  return parse(F, text, env{}, flags);
+}
+template <format F>
+[[gnu::noinline]] parsed<bits_t> parse_any_env(std::string_view text, const env& e, status* flags) {
+  return parse(F, text, e, flags);
+}
+}  // namespace detail
 
 template <format F>
 parsed<fp<F>> parse(std::string_view text, const env& e, status* flags = nullptr) {
-  const parsed<bits_t> r = parse(F, text, e, flags);
+  const bool plain = e.mode == rounding::nearest_even && e.policy == policy{};
+  const parsed<bits_t> r = plain ? detail::parse_default_env<F>(text, flags) : detail::parse_any_env<F>(text, e, flags);
   return {fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r.value)), r.error};
 }
 template <format F>
@@ -704,6 +839,131 @@ inline decimal_digits shortest_digits(const format& f, const unpacked& x) {
   return best;
 }
 
+// ---- shortest digits for formats with p <= 24, without divisions -------------------------------
+
+/// floor(n * 2^s / 10^k) and whether it is exact, for n < 2^32 and a result below 2^64, by
+/// multiplications: 10^k = 5^k * 2^k, and
+///  - k <= 0: n * 5^-k (exact, 5^-k from pow5_table), shifted by s - k;
+///  - k > 0: N = n * 2^t (t = max(s - k, 0), N < 2^127) times the ceiling reciprocal
+///    Rc = R_k + 1 = 2^(127+b) / 5^k + eps (0 < eps < 1, decimal_pow5.hpp): N Rc / 2^(127+b) =
+///    N / 5^k + err with 0 < err < N / 2^(127+b) < 2^-b < 5^-k, while the fraction of N / 5^k is
+///    0 or in [5^-k, 1 - 5^-k]. So the floor is exact, and N / 5^k is an integer iff the computed
+///    fraction is below 2^-b, i.e. bits [127, 127+b) of N Rc are zero. A negative s - k is a
+///    further floor division by 2^(k-s) (nested floors).
+/// Anything else (k < -55, k > pow5_reciprocal_max, N too wide) goes to scaled_floor_small.
+struct floor_result64 {
+  std::uint64_t value;
+  bool exact;
+};
+inline floor_result64 scaled_floor_fast(std::uint64_t n, long s, long k) {
+  const long two = s - k;
+  auto low_zero = [](u128 v, long bits) { return bits >= 128 ? v == 0 : (v & ((u128{1} << bits) - 1)) == 0; };
+  if (k <= 0 && k > -28) {
+    const u128 prod = u128{n} * static_cast<std::uint64_t>(pow5_table[static_cast<std::size_t>(-k)]);  // < 2^96
+    if (two >= 0) {
+      if (bit_width(prod) + two <= 64) return {static_cast<std::uint64_t>(prod << two), true};
+    } else {
+      const long t = -two;
+      const u128 v = t >= 128 ? 0 : prod >> t;
+      if ((v >> 64) == 0) return {static_cast<std::uint64_t>(v), low_zero(prod, t)};
+    }
+  } else if (k <= 0 && k >= -55 && two < 0) {
+    // n * 5^-k = upper * 2^64 + w0 (upper < 2^96), then shifted right by t = k - s.
+    const u128 P = pow5_table[static_cast<std::size_t>(-k)];
+    const u128 a = u128{n} * static_cast<std::uint64_t>(P);
+    const u128 upper = u128{n} * static_cast<std::uint64_t>(P >> 64) + static_cast<std::uint64_t>(a >> 64);
+    const auto w0 = static_cast<std::uint64_t>(a);
+    const long t = -two;
+    if (t >= 64) {
+      const long t2 = t - 64;
+      const u128 v = t2 >= 128 ? 0 : upper >> t2;
+      if ((v >> 64) == 0) return {static_cast<std::uint64_t>(v), w0 == 0 && low_zero(upper, t2)};
+    } else if ((upper >> t) == 0) {  // 0 < t < 64
+      return {static_cast<std::uint64_t>((upper << (64 - t)) | (w0 >> t)), (w0 << (64 - t)) == 0};
+    }
+  } else if (k > 0 && k <= pow5_reciprocal_max) {
+    const long t = two > 0 ? two : 0;
+    const pow5_reciprocal& R = pow5_reciprocal_table[static_cast<std::size_t>(k)];
+    const long sh = 127 + R.bits - t;  // quotient = (n * Rc) >> sh
+    if (std::bit_width(n) + t <= 127 && sh >= 64 && sh < 192) {
+      // n * Rc = hi * 2^64 + lo (hi < 2^96), Rc = R + 1 (R.lo + 1 does not wrap: checked in
+      // decimal_pow5.hpp).
+      const u128 a = u128{n} * (R.lo + 1);
+      const u128 hi = u128{n} * R.hi + static_cast<std::uint64_t>(a >> 64);
+      const auto lo = static_cast<std::uint64_t>(a);
+      const u128 q = hi >> (sh - 64);
+      // exact iff bits [127 - t, sh) of n * Rc are zero
+      const long from = 127 - t;
+      const u128 below = hi & ((u128{1} << (sh - 64)) - 1);  // bits [64, sh)
+      const bool exact = from >= 64 ? (below >> (from - 64)) == 0 : below == 0 && (lo >> from) == 0;
+      if ((q >> 64) == 0) {
+        if (two >= 0) return {static_cast<std::uint64_t>(q), exact};
+        const long u = -two;  // floor(q / 2^u)
+        return {u >= 64 ? 0 : static_cast<std::uint64_t>(q) >> u, exact && low_zero(q, u)};
+      }
+    }
+  }
+  const floor_result128 r = scaled_floor_small(n, s, k);
+  return {static_cast<std::uint64_t>(r.value), r.exact};
+}
+
+/// shortest_digits for p <= 24 (c < 2^24, so every scaled value is below 2^64): the same steps,
+/// with scaled_floor_fast, and the powers of ten of step 2 as repeated divisions by the constant
+/// 10 (multiplications): a multiple of 10^(j+1) lies in [d_lo, d_hi] iff
+/// floor(d_hi / 10^(j+1)) > floor((d_lo - 1) / 10^(j+1)). Step 3's floor(2x / 10^k) is
+/// floor(2x / 10^k0) divided by 10^j (nested floors), exact iff both steps are.
+inline decimal_digits shortest_digits_small(const format& f, const unpacked& x) {
+  const std::uint64_t c = x.sig;
+  const long s = x.exp - 2;
+  const bool half_gap_below = c == (std::uint64_t{1} << (f.precision - 1)) && x.exp > f.emin() - f.precision + 1;
+  const std::uint64_t X = 4 * c, H = X + 2, L = half_gap_below ? X - 1 : X - 2;
+  const bool even = (c & 1) == 0;
+  const bool at_max = f.kind == nonfinite::nan_only &&
+                      x.exp == f.emax() - f.precision + 1 && c == (std::uint64_t{1} << f.precision) - 2;
+  const bool include_low = even, include_high = even && !at_max;
+  const long k0 = approx_floor_log10_pow2(s) - 1;
+  const floor_result64 lo = scaled_floor_fast(L, s, k0), hi = scaled_floor_fast(H, s, k0);
+  const floor_result64 twice0 = scaled_floor_fast(2 * X, s, k0);
+  const std::uint64_t d_lo = lo.value + ((!lo.exact || !include_low) ? 1 : 0);
+  const std::uint64_t d_hi = hi.value - ((hi.exact && !include_high) ? 1 : 0);
+  if (d_lo == 0 || d_lo > d_hi) return shortest_digits(f, x);  // (not expected: 10^k0 < H - L units)
+  // 2.
+  std::uint64_t last = d_hi, below = d_lo - 1, tw = twice0.value;
+  bool tw_exact = twice0.exact;
+  long j = 0;
+  while (last / 10 > below / 10) {
+    last /= 10;
+    below /= 10;
+    tw_exact = tw_exact && tw % 10 == 0;
+    tw /= 10;
+    ++j;
+  }
+  const long k = k0 + j;
+  const std::uint64_t first = below + 1;
+  // 3.
+  std::uint64_t d = tw >> 1;
+  if ((tw & 1) != 0 && (!tw_exact || (d & 1) != 0)) ++d;
+  d = std::clamp(d, first, last);
+  decimal_digits best{d, k};
+  // 4. (see shortest_digits)
+  for (long kk = k - 1; best.digits < 10; --kk) {
+    const floor_result64 low = scaled_floor_fast(L, s, kk);
+    const std::uint64_t lowest = std::max<std::uint64_t>(low.value + ((!low.exact || !include_low) ? 1 : 0), 1);
+    if (lowest > 9) break;
+    const floor_result64 t = scaled_floor_fast(2 * X, s, kk);
+    std::uint64_t dn = t.value >> 1;
+    if ((t.value & 1) != 0 && (!t.exact || (dn & 1) != 0)) ++dn;
+    dn = std::clamp<std::uint64_t>(dn, lowest, 9);
+    std::uint64_t b = static_cast<std::uint64_t>(best.digits);
+    for (long i = kk; i < best.exponent; ++i) b *= 10;
+    const std::uint64_t sum = b + dn;
+    const int cmp = t.value < sum ? -1 : (t.value == sum && t.exact) ? 0 : 1;
+    if (cmp < 0 || (cmp == 0 && dn % 2 == 0 && best.digits % 2 != 0)) best = {dn, kk};
+    if (lowest > 1) break;
+  }
+  return best;
+}
+
 /// Rounds y = F / 2^32 to an integer in e's direction, where F = floor(|x| * 10^n * 2^32) and
 /// `exact` says that floor lost nothing. F's low 32 bits are the first 32 bits of y's fraction:
 /// what stochastic rounding compares with (rounding.hpp). This decides a decimal grid, not a
@@ -777,6 +1037,67 @@ inline long write_decimal(char* to, u128 v) {
   return n;
 }
 
+/// to_shortest for p <= 24 (at most 9 significant digits, integers in fixed notation below
+/// 10^14): the digits written once, by divisions by the constant 10, and moved with fixed-size
+/// copies into buffers with room for them (no library memcpy calls for a few bytes). Same layout
+/// rules as to_shortest below.
+inline std::string to_shortest_small(const format& f, const unpacked& x) {
+  char buf[96];  // at most 1 + 2 + 3 + 9 or 1 + 11 + 2 + 11 characters, plus 24 bytes of copy slack
+  char* out = buf;
+  if (x.negative) *out++ = '-';
+  if (x.kind == kind::zero) {
+    *out++ = '0';
+    return std::string(buf, out);
+  }
+  const decimal_digits d = shortest_digits_small(f, x);
+  char digits[48];  // the digits end at digits + 24; 24 bytes of slack after them
+  char* const end = digits + 24;
+  auto write = [end](std::uint64_t v) {
+    char* p = end;
+    do {
+      *--p = static_cast<char>('0' + static_cast<int>(v % 10));
+      v /= 10;
+    } while (v != 0);
+    return p;
+  };
+  auto put = [&out](const char* from, long count) {  // count <= 24
+    std::memcpy(out, from, 24);
+    out += count;
+  };
+  const char* p = write(static_cast<std::uint64_t>(d.digits));
+  const long len = end - p, k = d.exponent;
+  const long lower = len == 1 ? -(len + 3) + 1 : -(len + 3);
+  const long upper = len == 1 ? 4 : 5;
+  if (k >= lower && k <= upper && k >= 0) {
+    const std::uint64_t v = x.exp >= 0 ? x.sig << x.exp : x.sig >> -x.exp;  // an integer below 10^14
+    const char* q = write(v);
+    put(q, end - q);
+  } else if (k >= lower && k <= upper) {
+    if (len <= -k) {  // 0.000ddd (at most 3 zeros)
+      std::memcpy(out, "0.000", 5);
+      out += 2 + (-k - len);
+      put(p, len);
+    } else {  // dd.ddd
+      put(p, len + k);
+      *out++ = '.';
+      put(p + len + k, -k);
+    }
+  } else {
+    *out++ = p[0];
+    if (len > 1) {
+      *out++ = '.';
+      put(p + 1, len - 1);
+    }
+    const long e10 = k + len - 1;
+    *out++ = 'e';
+    *out++ = e10 < 0 ? '-' : '+';
+    const char* q = write(static_cast<std::uint64_t>(e10 < 0 ? -e10 : e10));
+    if (end - q < 2) *out++ = '0';
+    put(q, end - q);
+  }
+  return std::string(buf, out);
+}
+
 /// "e+05", "e-123": at least two exponent digits, as printf's %e and std::to_chars write them.
 inline std::string exponent_suffix(long e10) {
   std::string digits = std::to_string(e10 < 0 ? -e10 : e10);
@@ -802,6 +1123,7 @@ inline std::string to_exact_decimal(const format& f, bits_t b) {
 inline std::string to_shortest(const format& f, bits_t b) {
   if (detail::is_nonfinite_bits(f, b)) return *detail::nonfinite_text(f, b);
   const detail::unpacked x = detail::unpack(f, b);
+  if (f.precision <= 24) return detail::to_shortest_small(f, x);
   char buf[64];  // sign, at most 17 + 5 digits and a point, or d.ddd...e+dddd
   char* out = buf;
   if (x.negative) *out++ = '-';
