@@ -1,0 +1,471 @@
+// libfloat/detail/array_kernels.hpp: the loops behind array.hpp and their run-time dispatch.
+//
+// Three builds of every loop: portable (the translation unit's own flags), AVX2 and AVX-512
+// (GCC/Clang target attributes, so one binary runs everywhere and uses what the CPU has). They
+// share one body: narrow_lane (array_lane.hpp), so they agree bit for bit by construction; the
+// tests compare them anyway. Two loops use hardware conversions where those are bit-identical to
+// the core:
+//   - float -> binary16, nearest even, default policy: F16C VCVTPS2PH with imm8 = 0 (IEEE
+//     roundTiesToEven, gradual underflow, NaNs quieted keeping the leading payload bits, as
+//     lf::convert does). The flags are computed beside it from integer compares.
+//   - binary16 -> float: F16C VCVTPH2PS is exact.
+// Both run with MXCSR set to its default (DAZ/FTZ off) and restore the caller's MXCSR, flags included.
+// AVX512_BF16's VCVTNEPS2BF16 is not used: it flushes subnormal inputs and raises no flags.
+// Defining LIBFLOAT_ARRAY_NO_X86 leaves only the portable loops (to check a non-x86 build on x86).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include "../arith.hpp"
+#include "../fp.hpp"
+#include "array_lane.hpp"
+#include "fast.hpp"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && !defined(LIBFLOAT_ARRAY_NO_X86)
+#define LIBFLOAT_ARRAY_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
+namespace lf {
+
+/// Which code lf::convert / widen / quantize on spans run (see lf::set_array_dispatch).
+enum class array_dispatch : std::uint8_t {
+  automatic,  ///< the best the CPU supports (the default)
+  portable,   ///< plain C++ built with the program's own compiler flags; no run-time-selected instructions
+  avx2,       ///< x86 AVX2 + F16C
+  avx512,     ///< x86 AVX-512 F/BW/VL/DQ (+ F16C)
+};
+
+namespace detail {
+
+// ---- CPU features ------------------------------------------------------------------------------
+
+struct cpu_caps {
+  bool avx2_f16c = false;
+  bool avx512 = false;
+};
+
+/// cpuid rather than __builtin_cpu_supports, which older Clang lacks for "f16c"; checks that the
+/// OS saves the YMM / ZMM state (XGETBV).
+inline cpu_caps detect_cpu() {
+  cpu_caps c;
+#if defined(LIBFLOAT_ARRAY_X86)
+  unsigned a = 0, b = 0, cx = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &cx, &d)) return c;
+  const bool osxsave = (cx & bit_OSXSAVE) != 0, f16c = (cx & bit_F16C) != 0, avx = (cx & bit_AVX) != 0;
+  if (!osxsave || !avx) return c;
+  unsigned lo = 0, hi = 0;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & 0x6u) != 0x6u) return c;  // XMM and YMM state
+  if (!__get_cpuid_count(7, 0, &a, &b, &cx, &d)) return c;
+  c.avx2_f16c = f16c && (b & bit_AVX2) != 0;
+  const bool zmm_state = (lo & 0xE6u) == 0xE6u;  // + opmask, ZMM_Hi256, Hi16_ZMM
+  c.avx512 = c.avx2_f16c && zmm_state && (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) &&
+             (b & bit_AVX512DQ);
+#endif
+  return c;
+}
+
+inline const cpu_caps& cpu() {
+  static const cpu_caps c = detect_cpu();
+  return c;
+}
+
+inline std::atomic<array_dispatch>& dispatch_request() {
+  static std::atomic<array_dispatch> r{array_dispatch::automatic};
+  return r;
+}
+
+}  // namespace detail
+
+/// Forces the span kernels onto one path, for tests and benchmarks; returns the previous request.
+/// A path the CPU lacks falls back to the best one below it (avx512 -> avx2 -> portable). Every path
+/// gives the same bits and flags. Process-wide; not meant to be changed while other threads convert.
+inline array_dispatch set_array_dispatch(array_dispatch d) noexcept { return detail::dispatch_request().exchange(d); }
+
+/// The path the span kernels take now: portable, avx2 or avx512 (never automatic).
+inline array_dispatch array_dispatch_in_use() noexcept {
+  const auto& c = detail::cpu();
+  const array_dispatch best = c.avx512 ? array_dispatch::avx512 : c.avx2_f16c ? array_dispatch::avx2 : array_dispatch::portable;
+  switch (detail::dispatch_request().load(std::memory_order_relaxed)) {
+    case array_dispatch::automatic: return best;
+    case array_dispatch::portable: return array_dispatch::portable;
+    case array_dispatch::avx2: return c.avx2_f16c ? array_dispatch::avx2 : array_dispatch::portable;
+    case array_dispatch::avx512: return best;
+  }
+  return array_dispatch::portable;
+}
+
+/// "automatic", "portable", "avx2", "avx512".
+constexpr const char* array_dispatch_name(array_dispatch d) {
+  switch (d) {
+    case array_dispatch::automatic: return "automatic";
+    case array_dispatch::portable: return "portable";
+    case array_dispatch::avx2: return "avx2";
+    case array_dispatch::avx512: return "avx512";
+  }
+  return "?";
+}
+
+namespace detail {
+
+// ---- the generic narrowing loop ------------------------------------------------------------------
+
+template <typename T>
+using float_bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+
+/// out[i] = narrow_lane(in[i]); returns the ORed flags. For stochastic rounding element i takes the
+/// random bits stochastic_mix(idx0 + i, key): the caller splits spans at multiples of 2^32.
+/// Plain = the default policy, as a constant so that the policy's selects fold away.
+template <format F, format In, rounding M, bool Plain, typename T>
+LIBFLOAT_INLINE std::uint32_t narrow_loop(const T* in, fp<F>* out, std::size_t n, lane_policy policy, std::uint64_t key,
+                                          std::uint32_t idx0) {
+  using S = typename fp<F>::storage_type;
+  const lane_policy pol = Plain ? lane_policy{} : policy;
+  std::uint32_t flags = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t rnd = 0;
+    if constexpr (M == rounding::stochastic) rnd = stochastic_mix(idx0 + static_cast<std::uint32_t>(i), key);
+    const auto r = narrow_lane<F, In, M>(std::bit_cast<float_bits_t<T>>(in[i]), rnd, pol, flags);
+    out[i] = fp<F>::from_bits(static_cast<S>(r));
+  }
+  return flags;
+}
+
+template <format F, format In, rounding M, bool Plain, typename T>
+[[gnu::noinline]] std::uint32_t narrow_portable(const T* in, fp<F>* out, std::size_t n, lane_policy pol,
+                                                std::uint64_t key, std::uint32_t idx0) {
+  return narrow_loop<F, In, M, Plain>(in, out, n, pol, key, idx0);
+}
+
+/// bfloat16, nearest even, default policy: fast.hpp's bit trick (tests/exhaustive/test_fast_paths.cpp
+/// checks it against the core for every float) and the flags from integer compares.
+template <typename T>
+LIBFLOAT_INLINE std::uint32_t bf16_rne_loop(const T* in, bf16* out, std::size_t n) {
+  std::uint32_t flags = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto x = std::bit_cast<std::uint32_t>(in[i]);
+    const std::uint32_t a = x & 0x7FFFFFFFu;
+    const std::uint16_t r = f32_to_bf16_bits_rne(x);
+    const bool finite = a < 0x7F800000u;
+    const bool inexact = finite & ((a & 0xFFFFu) != 0);
+    const bool over = finite & ((r & 0x7FFFu) == 0x7F80u);
+    // tiny after rounding: below 2^-126 - 2^-135 (bits 0x007FC000), where 8 bits at an unbounded
+    // exponent round up to 2^-126
+    const bool tiny = a < 0x007FC000u;
+    const bool snan = (a > 0x7F800000u) & (a < 0x7FC00000u);
+    const auto b = [](bool c) { return static_cast<std::uint32_t>(c); };  // arithmetic, not selects: vectorises
+    flags |= b(inexact) * to_bits(status::inexact) | b(over) * to_bits(status::overflow) |
+             b(inexact & tiny) * to_bits(status::underflow) | b(snan) * to_bits(status::invalid);
+    out[i] = bf16::from_bits(r);
+  }
+  return flags;
+}
+[[gnu::noinline]] inline std::uint32_t bf16_rne_portable(const float* in, bf16* out, std::size_t n) {
+  return bf16_rne_loop(in, out, n);
+}
+
+#if defined(LIBFLOAT_ARRAY_X86)
+#define LIBFLOAT_TARGET_AVX2 gnu::target("avx2,f16c,fma,bmi,bmi2,popcnt")
+#define LIBFLOAT_TARGET_AVX512 gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,bmi,bmi2,popcnt")
+
+template <format F, format In, rounding M, bool Plain, typename T>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] std::uint32_t narrow_avx2(const T* in, fp<F>* out, std::size_t n,
+                                                                  lane_policy pol, std::uint64_t key, std::uint32_t idx0) {
+  return narrow_loop<F, In, M, Plain>(in, out, n, pol, key, idx0);
+}
+template <format F, format In, rounding M, bool Plain, typename T>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t narrow_avx512(const T* in, fp<F>* out, std::size_t n,
+                                                                      lane_policy pol, std::uint64_t key,
+                                                                      std::uint32_t idx0) {
+  return narrow_loop<F, In, M, Plain>(in, out, n, pol, key, idx0);
+}
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t bf16_rne_avx2(const float* in, bf16* out, std::size_t n) {
+  return bf16_rne_loop(in, out, n);
+}
+
+/// Keeps the caller's MXCSR (rounding control, DAZ/FTZ, sticky flags) out of and away from the
+/// F16C kernels: default MXCSR inside, the caller's restored on exit.
+struct mxcsr_guard {
+  unsigned saved;
+  [[gnu::always_inline]] mxcsr_guard() : saved(_mm_getcsr()) { _mm_setcsr(0x1F80u); }
+  [[gnu::always_inline]] ~mxcsr_guard() { _mm_setcsr(saved); }
+  mxcsr_guard(const mxcsr_guard&) = delete;
+  mxcsr_guard& operator=(const mxcsr_guard&) = delete;
+};
+
+// Flags of float -> binary16 nearest even, from the input bits a = |x| and d = whether the F16C
+// result widened back (exactly) differs from x:
+//   inexact    d, for non-NaN x (an overflow differs too: it became infinity)
+//   underflow  d and a < 0x387FF000 = 2^-14 - 2^-26: below it 11 bits at an unbounded exponent stay
+//              below 2^-14, so the value is tiny after rounding; at or above it they round to 2^-14
+//   overflow   0x477FF000 <= a < infinity: |x| >= 65520 = 65504 + ulp/2
+//   invalid    a signaling NaN: 0x7F800000 < a < 0x7FC00000
+inline constexpr std::uint32_t f16_overflow_from = 0x477FF000u;
+inline constexpr std::uint32_t f16_tiny_below = 0x387FF000u;
+
+LIBFLOAT_INLINE std::uint32_t f16_flags_from(bool ne, bool tiny_ne, bool over, bool snan) {
+  return static_cast<std::uint32_t>(ne) * to_bits(status::inexact) |
+         static_cast<std::uint32_t>(tiny_ne) * to_bits(status::underflow) |
+         static_cast<std::uint32_t>(over) * to_bits(status::overflow) |
+         static_cast<std::uint32_t>(snan) * to_bits(status::invalid);
+}
+
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t f16_rne_f16c_avx2(const float* in, fp16* out,
+                                                                               std::size_t n) {
+  const mxcsr_guard guard;
+  const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
+  const __m256i qnan = _mm256_set1_epi32(0x7FC00000);
+  const __m256i over_gt = _mm256_set1_epi32(static_cast<int>(f16_overflow_from - 1));
+  const __m256i tiny_lt = _mm256_set1_epi32(static_cast<int>(f16_tiny_below));
+  __m256i ne = _mm256_setzero_si256(), tiny_ne = ne, over = ne, snan = ne;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(in + i);
+    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
+    const __m256i xb = _mm256_castps_si256(x);
+    const __m256i a = _mm256_and_si256(xb, absmask);  // >= 0 as a signed integer: signed compares work
+    const __m256i below_inf = _mm256_cmpgt_epi32(inf, a), above_inf = _mm256_cmpgt_epi32(a, inf);
+    const __m256i same = _mm256_cmpeq_epi32(_mm256_castps_si256(_mm256_cvtph_ps(h)), xb);
+    const __m256i d = _mm256_andnot_si256(same, below_inf);  // infinities widen back equal
+    ne = _mm256_or_si256(ne, d);
+    tiny_ne = _mm256_or_si256(tiny_ne, _mm256_and_si256(d, _mm256_cmpgt_epi32(tiny_lt, a)));
+    over = _mm256_or_si256(over, _mm256_and_si256(below_inf, _mm256_cmpgt_epi32(a, over_gt)));
+    snan = _mm256_or_si256(snan, _mm256_and_si256(above_inf, _mm256_cmpgt_epi32(qnan, a)));
+  }
+  std::uint32_t flags = f16_flags_from(!_mm256_testz_si256(ne, ne), !_mm256_testz_si256(tiny_ne, tiny_ne),
+                                                !_mm256_testz_si256(over, over), !_mm256_testz_si256(snan, snan));
+  for (; i < n; ++i) {  // the tail: the core's lane
+    const auto r = narrow_lane<binary16, binary32, rounding::nearest_even>(std::bit_cast<std::uint32_t>(in[i]), 0, {}, flags);
+    out[i] = fp16::from_bits(static_cast<std::uint16_t>(r));
+  }
+  return flags;
+}
+
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() (an intentionally uninitialised
+// variable), which -Wmaybe-uninitialized reports once inlined here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// AVX-512 kernels in blocks of `wide_block` elements. The common block holds only values whose
+// flags need no care: lo <= |x| < hi, i.e. results that are neither tiny, nor overflowing, nor NaN
+// (zeros too). There the only flag is inexact, which is "any of the discarded low bits set", so
+// the loop keeps three accumulators: min(|x| - 1) (a zero wraps to the maximum and never counts),
+// max(|x|) and the OR of the inputs. A block with anything else has its flags recomputed from L1
+// with the complete per-lane tests.
+inline constexpr std::size_t wide_block = 1024;
+
+/// Whether a block needs the complete per-lane tests: it holds a lane outside [lo, hi) (zeros
+/// aside) that could raise a flag not raised yet. A tiny lane can raise only underflow and
+/// inexact, a lane >= hi only overflow and inexact (infinities: nothing), a NaN only invalid; and
+/// the plain test for inexact (any discarded bit set) is only sound on plain lanes.
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool block_needs_full_avx512(__m512i min_a_minus_1, __m512i max_a,
+                                                                                  std::uint32_t lo, std::uint32_t hi,
+                                                                                  std::uint32_t flags) {
+  const std::uint32_t mn = _mm512_reduce_min_epu32(min_a_minus_1), mx = _mm512_reduce_max_epu32(max_a);
+  const bool tiny = mn < lo - 1, high = mx >= hi, nan = mx > 0x7F800000u;
+  const auto raised = [flags](status s) { return (flags & to_bits(s)) != 0; };
+  if ((tiny || high) && !raised(status::inexact)) return true;
+  return (tiny && !raised(status::underflow)) || (high && !raised(status::overflow)) || (nan && !raised(status::invalid));
+}
+
+/// Whether the OR of a plain block's inputs has one of the `discarded` bits set.
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool any_bits_avx512(__m512i all_bits, std::uint32_t discarded) {
+  return _mm512_test_epi32_mask(all_bits, _mm512_set1_epi32(static_cast<int>(discarded))) != 0;
+}
+
+/// The complete flags of float -> binary16 nearest even over one block (see f16_overflow_from).
+[[LIBFLOAT_TARGET_AVX512]] inline std::uint32_t f16_rne_flags_avx512(const float* in, std::size_t n) {
+  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
+  const __m512i qnan = _mm512_set1_epi32(0x7FC00000);
+  const __m512i over_from = _mm512_set1_epi32(static_cast<int>(f16_overflow_from));
+  const __m512i tiny_lt = _mm512_set1_epi32(static_cast<int>(f16_tiny_below));
+  __mmask16 ne = 0, tiny_ne = 0, over = 0, snan = 0;
+  for (std::size_t i = 0; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_loadu_ps(in + i);
+    // (the masked forms with a full mask: GCC 12's unmasked ones warn -Wmaybe-uninitialized)
+    const __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512i xb = _mm512_castps_si512(x);
+    const __m512i a = _mm512_and_si512(xb, absmask);
+    const __mmask16 below_inf = _mm512_cmplt_epu32_mask(a, inf), above_inf = _mm512_cmpgt_epu32_mask(a, inf);
+    const __mmask16 d = _mm512_mask_cmpneq_epi32_mask(
+        below_inf, _mm512_castps_si512(_mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, h)), xb);
+    ne = static_cast<__mmask16>(ne | d);
+    tiny_ne = static_cast<__mmask16>(tiny_ne | _mm512_mask_cmplt_epu32_mask(d, a, tiny_lt));
+    over = static_cast<__mmask16>(over | _mm512_mask_cmpge_epu32_mask(below_inf, a, over_from));
+    snan = static_cast<__mmask16>(snan | _mm512_mask_cmplt_epu32_mask(above_inf, a, qnan));
+  }
+  return f16_flags_from(ne != 0, tiny_ne != 0, over != 0, snan != 0);
+}
+
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] inline std::uint32_t f16_rne_f16c_avx512(const float* in, fp16* out,
+                                                                                   std::size_t n) {
+  const mxcsr_guard guard;
+  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+  std::uint32_t flags = 0;
+  std::size_t b = 0;
+  for (; b + 16 <= n; b += wide_block) {
+    const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
+    __m512i min_a1 = _mm512_set1_epi32(-1), max_a = _mm512_setzero_si512(), all_bits = max_a;
+    for (std::size_t i = b; i < b + m; i += 16) {
+      const __m512 x = _mm512_loadu_ps(in + i);
+      const __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), h);
+      const __m512i xb = _mm512_castps_si512(x);
+      const __m512i a = _mm512_and_si512(xb, absmask);
+      min_a1 = _mm512_min_epu32(min_a1, _mm512_sub_epi32(a, one));
+      max_a = _mm512_max_epu32(max_a, a);
+      all_bits = _mm512_or_si512(all_bits, xb);
+    }
+    if (block_needs_full_avx512(min_a1, max_a, f16_tiny_below, f16_overflow_from, flags)) {
+      flags |= f16_rne_flags_avx512(in + b, m);
+    } else if (any_bits_avx512(all_bits, 0x1FFFu)) {
+      // plain lanes, 2^-14 - 2^-26 <= |x| < 65520: inexact iff one of the 13 discarded bits is set
+      // (just below 2^-14, where 14 bits are discarded, bit 12 is always set)
+      flags |= to_bits(status::inexact);
+    }
+    if (m < wide_block) {
+      b += m;
+      break;
+    }
+  }
+  for (; b < n; ++b) {  // the tail: the core's lane
+    const auto r = narrow_lane<binary16, binary32, rounding::nearest_even>(std::bit_cast<std::uint32_t>(in[b]), 0, {}, flags);
+    out[b] = fp16::from_bits(static_cast<std::uint16_t>(r));
+  }
+  return flags;
+}
+
+/// float -> bfloat16 nearest even: the bit trick on plain blocks (no NaN there, so no select),
+/// bf16_rne_loop (NaN case and complete flags) on the others.
+inline constexpr std::uint32_t bf16_tiny_below = 0x007FC000u;    // 2^-126 - 2^-135: tiny after rounding below
+inline constexpr std::uint32_t bf16_overflow_from = 0x7F7F8000u;  // max + ulp/2: overflows from here
+
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] inline std::uint32_t bf16_rne_blocks_avx512(const float* in, bf16* out,
+                                                                                      std::size_t n) {
+  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+  const __m512i round = _mm512_set1_epi32(0x7FFF);
+  std::uint32_t flags = 0;
+  std::size_t b = 0;
+  for (; b + 16 <= n; b += wide_block) {
+    const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
+    __m512i min_a1 = _mm512_set1_epi32(-1), max_a = _mm512_setzero_si512(), all_bits = max_a;
+    for (std::size_t i = b; i < b + m; i += 16) {
+      const __m512i xb = _mm512_loadu_si512(in + i);
+      // (x + 0x7FFF + ((x >> 16) & 1)) >> 16: fast.hpp's f32_to_bf16_bits_rne for non-NaN x
+      const __m512i r = _mm512_srli_epi32(
+          _mm512_add_epi32(_mm512_add_epi32(xb, round), _mm512_and_si512(_mm512_srli_epi32(xb, 16), one)), 16);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtepi32_epi16(r));
+      const __m512i a = _mm512_and_si512(xb, absmask);
+      min_a1 = _mm512_min_epu32(min_a1, _mm512_sub_epi32(a, one));
+      max_a = _mm512_max_epu32(max_a, a);
+      all_bits = _mm512_or_si512(all_bits, xb);
+    }
+    // A NaN lane needs the select the trick lacks: such a block is always redone.
+    if (_mm512_reduce_max_epu32(max_a) > 0x7F800000u ||
+        block_needs_full_avx512(min_a1, max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
+      flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block, NaNs included
+    } else if (any_bits_avx512(all_bits, 0xFFFFu)) {
+      flags |= to_bits(status::inexact);
+    }
+    if (m < wide_block) {
+      b += m;
+      break;
+    }
+  }
+  return flags | bf16_rne_loop(in + b, out + b, n - b);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/// binary16 -> float with VCVTPH2PS (exact; quiets signaling NaNs, as lf::convert does). Returns
+/// invalid when a signaling NaN was read.
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t f16_widen_f16c_avx2(const fp16* in, float* out,
+                                                                                 std::size_t n) {
+  const mxcsr_guard guard;
+  std::size_t i = 0;
+  __m128i snan = _mm_setzero_si128();
+  const __m128i absmask = _mm_set1_epi16(0x7FFF);
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    // signaling: 0x7C00 < |h| < 0x7E00 (as signed 16-bit compares: all values are positive)
+    const __m128i a = _mm_and_si128(h, absmask);
+    snan = _mm_or_si128(snan, _mm_and_si128(_mm_cmpgt_epi16(a, _mm_set1_epi16(0x7C00)),
+                                            _mm_cmplt_epi16(a, _mm_set1_epi16(0x7E00))));
+  }
+  std::uint32_t flags = _mm_testz_si128(snan, snan) ? 0u : to_bits(status::invalid);
+  for (; i < n; ++i) {
+    const std::uint16_t h = in[i].bits();
+    const std::uint16_t a = h & 0x7FFFu;
+    if (a > 0x7C00u && a < 0x7E00u) flags |= to_bits(status::invalid);
+    out[i] = std::bit_cast<float>(f16_to_f32_bits(h));
+  }
+  return flags;
+}
+#endif  // LIBFLOAT_ARRAY_X86
+
+// ---- widening -----------------------------------------------------------------------------------
+
+/// Every encoding of an 8-bit format widened to binary32 by the core (exact), and whether it is a
+/// signaling NaN (lf::convert raises invalid for those).
+template <format F>
+  requires(F.bits() <= 8)
+struct widen_table {
+  std::array<std::uint32_t, 256> bits{};
+  std::array<std::uint8_t, 256> flags{};
+  constexpr widen_table() {
+    for (std::uint32_t i = 0; i < (1u << F.bits()); ++i) {
+      status st{};
+      bits[i] = static_cast<std::uint32_t>(convert(binary32, F, i, env{}, st));
+      flags[i] = to_bits(st);
+    }
+  }
+};
+template <format F>
+inline constexpr widen_table<F> widen_table_v{};
+
+/// fp<F> -> float for formats inside binary32, exact. Returns the flags lf::convert raises
+/// (invalid for a signaling NaN).
+template <format F>
+inline std::uint32_t widen_loop(const fp<F>* in, float* out, std::size_t n) {
+  std::uint32_t flags = 0;
+  if constexpr (F.bits() <= 8) {
+    const auto& t = widen_table_v<F>;
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = std::bit_cast<float>(t.bits[in[i].bits()]);
+      flags |= t.flags[in[i].bits()];
+    }
+  } else if constexpr (F == binary16 || F == bfloat16 || F == tfloat32 || F == binary32) {
+    constexpr std::uint32_t shift = 23 - F.fraction_bits();  // binary32 layout, low bits zero
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto h = in[i].bits();
+      std::uint32_t w;
+      if constexpr (F == binary16) w = f16_to_f32_bits(h);  // quiets NaNs itself
+      else w = static_cast<std::uint32_t>(h) << shift;
+      const std::uint32_t a = w & 0x7FFFFFFFu;
+      w = a > 0x7F800000u ? w | 0x00400000u : w;  // a NaN comes out quiet
+      flags |= is_snan_bits(F, h) ? to_bits(status::invalid) : 0u;
+      out[i] = std::bit_cast<float>(w);
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      status st{};
+      out[i] = std::bit_cast<float>(static_cast<std::uint32_t>(convert(binary32, F, in[i].bits(), env{}, st)));
+      flags |= to_bits(st);
+    }
+  }
+  return flags;
+}
+
+}  // namespace detail
+}  // namespace lf
