@@ -12,3 +12,5 @@
 #include "exact.hpp"
 #include "accumulate.hpp"
 #include "matrix_unit.hpp"
+#include "amp.hpp"
+#include "array.hpp"
