@@ -1,0 +1,196 @@
+// quiz/demos/demos.hpp: the eight demonstrations, one per question (q1_master_weights.cpp ...
+// q8_autocast.cpp). Each has a run_qN() that computes with libfloat and returns a plain struct,
+// and a show_qN() that formats that struct in a language. Tests call run_qN() and check its
+// numbers against independent computations (tests/quiz/test_quiz_demos.cpp); nothing shown is
+// typed in as a literal result: every number comes from the struct.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <libfloat/libfloat.hpp>
+
+#include "../text.hpp"
+
+namespace mpq::demo {
+
+/// --seed's default: the demos' data are reproducible run to run.
+inline constexpr std::uint64_t default_seed = 2018;
+
+/// The seeded gradient magnitudes of Q2 and Q7: n values 2^(-40 u), u uniform in [0, 1), so their
+/// binary exponents are spread evenly over [-40, 0). u is the top 53 bits of std::mt19937_64's
+/// output (fixed by the C++ standard), so the set is the same on every platform.
+struct gradient_set {
+  std::uint64_t seed = default_seed;
+  int lowest_exponent = -40;
+  int highest_exponent = 0;
+  std::vector<double> values;
+};
+gradient_set make_gradients(std::uint64_t seed, std::size_t n = 10000);
+
+// ---- Q1: master weights ---------------------------------------------------------------------
+struct q1_result {
+  double w0 = 1.0;
+  double update = 1e-4;
+  std::int64_t steps = 10000;
+  lf::amp::stagnation_result fp16, bf16, fp32;  ///< weight and update in that format
+  double half_ulp_one_fp16 = 0;  ///< half an ulp of 1 in fp16: 2^-11
+  double ratio_fp16 = 0;         ///< 2^p = 2048: an update is lost when |w| >= ratio * |update|
+  double lost_from_fp16 = 0;     ///< ratio_fp16 * fp16(update): fp16 weights this large ignore the update
+};
+q1_result run_q1();
+std::string show_q1(const q1_result& r, const language& l);
+
+// ---- Q2: loss scaling -----------------------------------------------------------------------
+/// What happens to a set of values converted to a format at a scale (lf::range_counter: each
+/// value * scale rounded once to the format, then classified).
+struct range_row {
+  double scale = 1;
+  std::int64_t zero = 0, subnormal = 0, normal = 0, overflow = 0;
+  std::int64_t total() const { return zero + subnormal + normal + overflow; }
+};
+range_row classify_at_scale(const lf::format& f, const std::vector<double>& values, double scale);
+
+struct histogram_bin {
+  int lo = 0, hi = 0;                ///< exponents lo..hi: values in [2^lo, 2^(hi+1))
+  std::int64_t count = 0;
+  range_row at_scale_1, at_loss_scale;  ///< what this bin's values become in fp16
+};
+
+struct q2_result {
+  gradient_set grads;
+  std::vector<range_row> rows;       ///< fp16 at scales 1, 8, 2^10, 2^16, 2^20
+  double loss_scale = 1024;          ///< the histogram's second column
+  std::vector<histogram_bin> histogram;
+  int fp16_min_subnormal_exp = 0;    ///< -24
+  int fp16_min_normal_exp = 0;       ///< -14
+  double fp16_max = 0;               ///< 65504
+  double tiny = 1e-8;
+  double tiny_fp16 = 0;              ///< fp16(1e-8) = 0
+  double tiny_scaled = 0;            ///< 1e-8 * 1024
+  double tiny_scaled_fp16 = 0;       ///< fp16(1e-8 * 1024), a subnormal
+  bool tiny_scaled_is_subnormal = false;
+};
+q2_result run_q2(std::uint64_t seed);
+std::string show_q2(const q2_result& r, const language& l);
+
+// ---- Q3: bfloat16 range ---------------------------------------------------------------------
+struct format_limits {
+  std::string name;
+  lf::format fmt;
+  double max = 0, min_normal = 0, min_subnormal = 0, epsilon = 0;
+  std::vector<double> converted;  ///< each of q3_result::samples converted (nearest even)
+  std::vector<lf::fp_class> classes;
+};
+struct q3_result {
+  std::vector<double> samples{1e-10, 70000.0, 3e38};
+  std::vector<format_limits> formats;  ///< fp16, bf16, fp32
+};
+q3_result run_q3();
+std::string show_q3(const q3_result& r, const language& l);
+
+// ---- Q4: Tensor Core accumulation -----------------------------------------------------------
+struct dot_model {
+  std::string name;   ///< fp16-acc, fp32-acc, ampere_fp16, hopper_fp8
+  lf::format fmt = lf::binary32;  ///< the result's format
+  double value = 0;
+  double relative_error = 0;  ///< against the exact dot of the fp16 inputs
+};
+struct q4_result {
+  std::size_t n = 4096;
+  std::vector<lf::fp16> a, b;  ///< seeded, uniform in [0, 1) rounded to fp16 (so in [0, 1])
+  double exact = 0;            ///< the exact dot product, rounded once to binary64
+  std::vector<dot_model> models;
+  std::size_t ones = 4096;     ///< how many 1.0 are summed
+  double fp16_ones_sum = 0;    ///< stalls at 2048
+  double bf16_ones_sum = 0;    ///< stalls at 256
+  double fp32_ones_sum = 0;    ///< 4096
+};
+q4_result run_q4(std::uint64_t seed);
+std::string show_q4(const q4_result& r, const language& l);
+
+// ---- Q5: memory and throughput --------------------------------------------------------------
+/// A live measurement on this machine (never in the guide: it changes run to run).
+struct q5_measurement {
+  std::size_t copy_n = 0;         ///< values moved by each copy
+  double copy_fp32_s = 0, copy_fp16_s = 0;  ///< best time of one copy of copy_n values
+  std::size_t arith_n = 0;        ///< elements of y = a*x + y
+  double arith_fp32_s = 0, arith_fp16_s = 0;  ///< native binary32 against libfloat's emulated binary16
+  double total_s = 0;             ///< wall time of the whole measurement (kept under 0.5 s)
+};
+struct q5_result {
+  std::uint64_t parameters = 1000000000;
+  lf::amp::footprint fp32, mixed;
+  std::optional<q5_measurement> measured;
+};
+/// measure = false: the memory table only (the guide, the tests).
+q5_result run_q5(bool measure);
+q5_measurement measure_q5(double budget_s = 0.4);
+std::string show_q5(const q5_result& r, const language& l);
+
+// ---- Q6: torch.amp and GradScaler -----------------------------------------------------------
+struct q6_result {
+  lf::amp::grad_scaler_options defaults;  ///< PyTorch's
+  lf::amp::grad_scaler_options shown;     ///< growth_interval shortened for display
+  std::int64_t steps = 40;
+  std::vector<std::int64_t> overflow_steps{5, 6, 21, 33};
+  std::vector<lf::amp::scaler_step> trajectory;
+};
+q6_result run_q6();
+std::string show_q6(const q6_result& r, const language& l);
+
+// ---- Q7: bfloat16 and loss scaling ----------------------------------------------------------
+struct q7_format {
+  std::string name;
+  range_row unscaled;
+  double unit_roundoff = 0;       ///< 2^-p: fp16 2^-11, bf16 2^-8
+  double max_relative_error = 0;  ///< the largest |fp(g) - g| / g over the normal results
+};
+struct q7_result {
+  gradient_set grads;
+  std::vector<q7_format> formats;  ///< fp16, bf16
+};
+q7_result run_q7(std::uint64_t seed);
+std::string show_q7(const q7_result& r, const language& l);
+
+// ---- Q8: autocast ---------------------------------------------------------------------------
+struct q8_op {
+  std::string op;           ///< the ATen op name
+  std::string role;         ///< its language key suffix (q8.demo.role.<role>)
+  lf::amp::autocast_decision cuda, cpu;
+};
+struct q8_result {
+  std::vector<q8_op> ops;
+  std::vector<double> logits{12, 11, 10};
+  std::vector<double> exp_fp16, softmax_fp16;  ///< naive softmax, every step rounded to fp16
+  std::vector<double> exp_fp32, softmax_fp32;  ///< the same in fp32
+  double fp16_max = 0;                         ///< 65504
+  std::int64_t count = 10000;
+  double term = 0.01;
+  double sum_fp16 = 0;          ///< fp16 values summed in fp16: stalls
+  double sum_fp16_fp32acc = 0;  ///< fp16 values summed in fp32 (what autocast's fp32 sum does)
+  double sum_fp32 = 0;          ///< fp32 values summed in fp32
+};
+q8_result run_q8();
+std::string show_q8(const q8_result& r, const language& l);
+
+// ---- all of them ----------------------------------------------------------------------------
+/// The demo of question n (1..8), computed and formatted. live = false leaves out Q5's
+/// measurement (for the guide, whose generated blocks must not change run to run).
+std::string show(int n, const language& l, std::uint64_t seed, bool live);
+
+// ---- formatting helpers shared by the demos -------------------------------------------------
+/// lf::to_shortest of a value of format f given as a double (exact for the named formats).
+std::string shortest(const lf::format& f, double v);
+/// "2^-24" when v is a power of two, else shortest(binary64).
+std::string power_or_shortest(const lf::format& f, double v);
+/// 100 * part / whole with two decimals: "12.34%".
+std::string percent(std::int64_t part, std::int64_t whole);
+/// n with its digits grouped by threes: group_digits(1000000000, ",") = "1,000,000,000".
+std::string group_digits(std::uint64_t n, std::string_view sep);
+/// A relative error in scientific notation with 2 digits ("3.1e-04"), "0" when exact.
+std::string sci(double v);
+
+}  // namespace mpq::demo

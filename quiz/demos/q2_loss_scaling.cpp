@@ -1,0 +1,110 @@
+// Q2 loss scaling: a seeded set of gradient magnitudes spread over 2^-40..2^0, converted to fp16
+// at scales 1, 8, 2^10 and 2^16 (the fractions that become zero, subnormal, overflow), a text
+// histogram of their exponents against fp16's window, and fp16(1e-8) = 0 against fp16(1e-8 * 1024).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "demos.hpp"
+
+namespace mpq::demo {
+
+q2_result run_q2(std::uint64_t seed) {
+  q2_result r;
+  r.grads = make_gradients(seed);
+  // The scales 1, 8, 2^10, 2^16, and 2^20: too large, the top gradients overflow.
+  for (const int e : {0, 3, 10, 16, 20}) r.rows.push_back(classify_at_scale(lf::binary16, r.grads.values, std::ldexp(1.0, e)));
+  r.loss_scale = std::ldexp(1.0, 10);
+
+  // Histogram: bins of 4 binades from the lowest exponent up.
+  constexpr int bin_width = 4;
+  for (int lo = r.grads.lowest_exponent; lo < r.grads.highest_exponent; lo += bin_width) {
+    histogram_bin b;
+    b.lo = lo;
+    b.hi = lo + bin_width - 1;
+    std::vector<double> in;
+    for (const double v : r.grads.values) {
+      const int e = std::ilogb(v);
+      if (e >= b.lo && e <= b.hi) in.push_back(v);
+    }
+    b.count = static_cast<std::int64_t>(in.size());
+    b.at_scale_1 = classify_at_scale(lf::binary16, in, 1.0);
+    b.at_loss_scale = classify_at_scale(lf::binary16, in, r.loss_scale);
+    r.histogram.push_back(b);
+  }
+
+  using lim = std::numeric_limits<lf::fp16>;
+  r.fp16_min_subnormal_exp = std::ilogb(static_cast<double>(lim::denorm_min()));
+  r.fp16_min_normal_exp = std::ilogb(static_cast<double>(lim::min()));
+  r.fp16_max = static_cast<double>(lim::max());
+
+  r.tiny_fp16 = static_cast<double>(lf::fp16(r.tiny));
+  r.tiny_scaled = r.tiny * r.loss_scale;
+  const lf::fp16 scaled(r.tiny_scaled);
+  r.tiny_scaled_fp16 = static_cast<double>(scaled);
+  r.tiny_scaled_is_subnormal = lf::classify(scaled) == lf::fp_class::positive_subnormal;
+  return r;
+}
+
+namespace {
+
+std::string fate(const range_row& row, const language& l) {
+  std::string s;
+  auto add = [&](std::int64_t n, const char* key) {
+    if (n == 0) return;
+    if (!s.empty()) s += '+';
+    s += l.get(key);
+  };
+  add(row.zero, "q2.demo.zero");
+  add(row.subnormal, "q2.demo.subnormal");
+  add(row.normal, "q2.demo.normal");
+  add(row.overflow, "q2.demo.overflow");
+  return s.empty() ? "-" : s;
+}
+
+/// 1, 8, 2^10, 2^16: powers of two from 2^10 up are easier to read as powers.
+std::string scale_name(double s) {
+  const int e = std::ilogb(s);
+  return e >= 10 ? fmt::format("2^{}", e) : shortest(lf::binary64, s);
+}
+
+}  // namespace
+
+std::string show_q2(const q2_result& r, const language& l) {
+  std::string out = wrap(l.get("q2.demo.title", {{"n", std::to_string(r.grads.values.size())},
+                                                  {"seed", std::to_string(r.grads.seed)},
+                                                  {"lo", std::to_string(r.grads.lowest_exponent)},
+                                                  {"hi", std::to_string(r.grads.highest_exponent)}}));
+  out += fmt::format("  {}{}{}{}{}\n", pad(l.get("q2.demo.scale"), 10), pad(l.get("q2.demo.zero"), 14),
+                     pad(l.get("q2.demo.subnormal"), 14), pad(l.get("q2.demo.normal"), 14), l.get("q2.demo.overflow"));
+  for (const range_row& row : r.rows)
+    out += fmt::format("  {}{}{}{}{}\n", pad(scale_name(row.scale), 10), pad(percent(row.zero, row.total()), 14),
+                       pad(percent(row.subnormal, row.total()), 14), pad(percent(row.normal, row.total()), 14),
+                       percent(row.overflow, row.total()));
+
+  std::int64_t most = 1;
+  for (const histogram_bin& b : r.histogram) most = std::max(most, b.count);
+  constexpr int bar_width = 20;
+  const std::int64_t per_mark = (most + bar_width - 1) / bar_width;
+  out += '\n' + wrap(l.get("q2.demo.histogram", {{"per", std::to_string(per_mark)}}));
+  out += fmt::format("  {}{}{}{}\n", pad(l.get("q2.demo.exponents"), 14), pad("", bar_width + 6),
+                     pad(l.get("q2.demo.at_scale", {{"s", "1"}}), 18),
+                     l.get("q2.demo.at_scale", {{"s", scale_name(r.loss_scale)}}));
+  for (const histogram_bin& b : r.histogram) {
+    const std::string bar(static_cast<std::size_t>((b.count + per_mark - 1) / per_mark), '#');
+    out += fmt::format("  {}{}{}{}{}\n", pad(fmt::format("{}..{}", b.lo, b.hi), 14), pad(bar, bar_width),
+                       lpad(std::to_string(b.count), 5) + " ", pad(fate(b.at_scale_1, l), 18), fate(b.at_loss_scale, l));
+  }
+  out += wrap(l.get("q2.demo.window", {{"sub", fmt::format("2^{}", r.fp16_min_subnormal_exp)},
+                                       {"normal", fmt::format("2^{}", r.fp16_min_normal_exp)},
+                                       {"max", shortest(lf::binary16, r.fp16_max)}}));
+  out += '\n' + wrap(l.get(r.tiny_scaled_is_subnormal ? "q2.demo.tiny" : "q2.demo.tiny_normal",
+                           {{"x", shortest(lf::binary64, r.tiny)},
+                            {"x16", shortest(lf::binary16, r.tiny_fp16)},
+                            {"s", shortest(lf::binary64, r.loss_scale)},
+                            {"xs16", shortest(lf::binary16, r.tiny_scaled_fp16)}}));
+  return out;
+}
+
+}  // namespace mpq::demo

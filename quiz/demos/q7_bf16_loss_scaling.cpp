@@ -1,0 +1,55 @@
+// Q7 bf16 and loss scaling: Q2's gradient set, unscaled, in fp16 and in bf16: the fraction lost
+// (zero) and subnormal, and the price of bf16's range: a relative rounding error of 2^-8 against
+// fp16's 2^-11 (unit roundoff 2^-p), also measured on the same gradients.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "demos.hpp"
+
+namespace mpq::demo {
+
+namespace {
+q7_format measure(const char* name, const lf::format& f, const std::vector<double>& values) {
+  q7_format q;
+  q.name = name;
+  q.unscaled = classify_at_scale(f, values, 1.0);
+  q.unit_roundoff = std::ldexp(1.0, -f.precision);
+  for (const double v : values) {
+    lf::status ignored{};
+    const lf::bits_t x = lf::convert(f, lf::binary64, std::bit_cast<std::uint64_t>(v), lf::env{}, ignored);
+    if (lf::classify(f, x) != lf::fp_class::positive_normal) continue;
+    lf::exact_accumulator d;  // |fp(v) - v| / v, formed exactly, rounded once
+    d.add(f, x).add(lf::binary64, std::bit_cast<std::uint64_t>(-v));
+    lf::exact_accumulator g;
+    g.add(lf::binary64, std::bit_cast<std::uint64_t>(v));
+    q.max_relative_error = std::max(q.max_relative_error, std::fabs(lf::exact_accumulator::quotient(d, g)));
+  }
+  return q;
+}
+}  // namespace
+
+q7_result run_q7(std::uint64_t seed) {
+  q7_result r;
+  r.grads = make_gradients(seed);
+  r.formats.push_back(measure("fp16", lf::binary16, r.grads.values));
+  r.formats.push_back(measure("bf16", lf::bfloat16, r.grads.values));
+  return r;
+}
+
+std::string show_q7(const q7_result& r, const language& l) {
+  std::string out = wrap(l.get("q7.demo.title", {{"n", std::to_string(r.grads.values.size())},
+                                                  {"lo", std::to_string(r.grads.lowest_exponent)},
+                                                  {"hi", std::to_string(r.grads.highest_exponent)}}));
+  out += fmt::format("  {}{}{}{}{}\n", pad(l.get("q7.demo.format"), 8), pad(l.get("q7.demo.zero"), 12),
+                     pad(l.get("q7.demo.subnormal"), 14), pad(l.get("q7.demo.u"), 20), l.get("q7.demo.measured"));
+  for (const q7_format& f : r.formats)
+    out += fmt::format("  {}{}{}{}{}\n", pad(f.name, 8), pad(percent(f.unscaled.zero, f.unscaled.total()), 12),
+                       pad(percent(f.unscaled.subnormal, f.unscaled.total()), 14),
+                       pad(power_or_shortest(lf::binary64, f.unit_roundoff), 20), sci(f.max_relative_error));
+  out += wrap(l.get("q7.demo.note", {{"u16", power_or_shortest(lf::binary64, r.formats[0].unit_roundoff)},
+                                     {"u8", power_or_shortest(lf::binary64, r.formats[1].unit_roundoff)}}));
+  return out;
+}
+
+}  // namespace mpq::demo

@@ -1,0 +1,92 @@
+// Q8 autocast: the ops of a small transformer block with the dtype each gets under CUDA autocast
+// (float16) and CPU autocast (bfloat16), from lf::amp's policy tables; then why: a naive softmax
+// of logits [12, 11, 10] in fp16 gives NaN (exp(12) overflows fp16) while fp32 gives the right
+// answer, and 10,000 x 0.01 summed in fp16 against fp32.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "demos.hpp"
+
+namespace mpq::demo {
+
+namespace {
+
+/// exp(x) computed accurately (binary64) and rounded once into F, as a kernel that computes in
+/// float internally and stores its result in F would; then the naive softmax, every step in F.
+template <lf::format F>
+void softmax(const std::vector<double>& logits, std::vector<double>& e_out, std::vector<double>& p_out) {
+  std::vector<lf::fp<F>> e;
+  lf::fp<F> sum(0.0);
+  for (const double x : logits) {
+    e.emplace_back(std::exp(static_cast<double>(lf::fp<F>(x))));
+    sum = sum + e.back();
+  }
+  for (const lf::fp<F>& v : e) {
+    e_out.push_back(static_cast<double>(v));
+    p_out.push_back(static_cast<double>(v / sum));
+  }
+}
+
+}  // namespace
+
+q8_result run_q8() {
+  q8_result r;
+  const std::pair<const char*, const char*> block[] = {
+      {"layer_norm", "norm"},   {"linear", "qkv"},      {"matmul", "scores"}, {"softmax", "attention"},
+      {"matmul", "context"},    {"linear", "out"},      {"add", "residual"},  {"gelu", "mlp"},
+      {"nll_loss", "loss"},
+  };
+  for (const auto& [op, role] : block)
+    r.ops.push_back({op, role, lf::amp::autocast_lookup(lf::amp::device_kind::cuda, op, "float32"),
+                     lf::amp::autocast_lookup(lf::amp::device_kind::cpu, op, "float32")});
+
+  softmax<lf::binary16>(r.logits, r.exp_fp16, r.softmax_fp16);
+  softmax<lf::binary32>(r.logits, r.exp_fp32, r.softmax_fp32);
+  r.fp16_max = static_cast<double>(std::numeric_limits<lf::fp16>::max());
+
+  const std::vector<lf::fp16> h(static_cast<std::size_t>(r.count), lf::fp16(r.term));
+  const std::vector<lf::fp32> s(static_cast<std::size_t>(r.count), lf::fp32(r.term));
+  r.sum_fp16 = lf::sum(lf::accumulations::fp16_acc, h).to_double();
+  r.sum_fp16_fp32acc = lf::sum(lf::accumulations::fp32_acc, h).to_double();
+  constexpr lf::accumulation fp32_sum{.input = lf::binary32, .products = lf::product_mode::exact,
+                                      .accumulator = lf::binary32};
+  r.sum_fp32 = lf::sum(fp32_sum, s).to_double();
+  return r;
+}
+
+std::string show_q8(const q8_result& r, const language& l) {
+  std::string out = wrap(l.get("q8.demo.title"));
+  out += fmt::format("  {}{}{}\n", pad(l.get("q8.demo.op"), 36), pad(l.get("q8.demo.cuda"), 20), l.get("q8.demo.cpu"));
+  auto dtype = [&](const lf::amp::autocast_decision& d) {
+    if (d.policy == lf::amp::cast_policy::banned) return l.get("q8.demo.banned");
+    if (d.policy == lf::amp::cast_policy::unlisted || d.policy == lf::amp::cast_policy::promote)
+      return l.get("q8.demo.as_input");
+    return std::string(d.dtype);
+  };
+  for (const q8_op& op : r.ops)
+    out += fmt::format("  {}{}{}\n", pad(op.op + " (" + l.get("q8.demo.role." + op.role) + ")", 36), pad(dtype(op.cuda), 20),
+                       dtype(op.cpu));
+  out += wrap(l.get("q8.demo.table_note"));
+
+  auto list = [](const std::vector<double>& v, const lf::format& f) {
+    std::string s;
+    for (const double x : v) s += (s.empty() ? "" : ", ") + shortest(f, x);
+    return "[" + s + "]";
+  };
+  out += '\n' + wrap(l.get("q8.demo.softmax", {{"logits", list(r.logits, lf::binary64)}}));
+  out += wrap(l.get("q8.demo.sm16", {{"exp", list(r.exp_fp16, lf::binary16)}, {"p", list(r.softmax_fp16, lf::binary16)}}), 4,
+              screen_width, 2);
+  out += wrap(l.get("q8.demo.sm32", {{"exp", list(r.exp_fp32, lf::binary32)}, {"p", list(r.softmax_fp32, lf::binary32)}}), 4,
+              screen_width, 2);
+  out += wrap(l.get("q8.demo.sm_why", {{"max", shortest(lf::binary16, r.fp16_max)},
+                                       {"ln", fmt::format("{:.4f}", std::log(r.fp16_max))}}));
+  out += '\n' + wrap(l.get("q8.demo.sum", {{"n", std::to_string(r.count)},
+                                           {"x", shortest(lf::binary64, r.term)},
+                                           {"fp16", shortest(lf::binary16, r.sum_fp16)},
+                                           {"fp16_32", shortest(lf::binary32, r.sum_fp16_fp32acc)},
+                                           {"fp32", shortest(lf::binary32, r.sum_fp32)}}));
+  return out;
+}
+
+}  // namespace mpq::demo

@@ -1,0 +1,63 @@
+// quiz/runner.hpp: the quiz's screens (ask, preview, reveal, summary, JSON) and the guide
+// generator. main.cpp parses the command line into run_options and calls these.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <istream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "text.hpp"
+
+namespace mpq {
+
+/// ANSI styles, empty when colour is off.
+struct palette {
+  std::string bold, green, red, dim, cyan, reset;
+  static palette on() { return {"\x1b[1m", "\x1b[32m", "\x1b[31m", "\x1b[2m", "\x1b[36m", "\x1b[0m"}; }
+};
+
+struct run_options {
+  const language* lang = nullptr;
+  std::uint64_t seed = 0;
+  bool shuffle = false;
+  bool demos = true;
+  bool json = false;
+  int only_question = 0;                  ///< 0: all eight
+  std::optional<std::string> answers;     ///< --answers, validated: one of A-D/1-4 per question asked
+  palette colors;
+  bool echo_answers = false;              ///< stdin is not a terminal: show what was read after the prompt
+};
+
+/// The option order shown for question n: shown[i] is the original index of the option displayed
+/// as letter i. Identity unless shuffle; otherwise a permutation drawn from std::mt19937_64(seed
+/// + n) by a Fisher-Yates shuffle written out here (std::shuffle's algorithm is unspecified).
+std::array<int, option_count> option_order(std::uint64_t seed, int n, bool shuffle);
+
+/// Reads one answer: "A"-"D" or "1"-"4" in any case, surrounding spaces ignored -> 0..3;
+/// "q"/"Q" (or "quit") -> -2; anything else -> -1.
+int parse_answer(std::string_view s);
+
+/// The questions asked, in order (all, or the one of --question).
+std::vector<int> questions_asked(const run_options& o);
+
+/// The interactive (or piped) quiz. Returns the process exit code.
+int run_quiz(const run_options& o, std::istream& in);
+/// --preview: every question and its options, no answers.
+int run_preview(const run_options& o);
+/// --reveal: every question with its answer, explanation, guide link and demo.
+int run_reveal(const run_options& o);
+
+/// The guide's generated parts for language l (docs/guide/<l>.md): the text of `guide` with each
+/// <!-- generated: qN --> ... <!-- end generated --> block holding demo N's output (without
+/// live measurements) and each <!--v:name-->...<!--/v--> holding the value of a named fact.
+/// Throws std::runtime_error naming an unknown block, value or an unclosed marker.
+std::string regenerate_guide(const std::string& guide, const language& l);
+
+/// JSON string literal with escapes.
+std::string json_string(std::string_view s);
+
+}  // namespace mpq
