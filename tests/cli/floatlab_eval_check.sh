@@ -7,62 +7,21 @@
 # the library. Prints one line per failed expectation and exits 1 if there was any.
 set -u
 
-if (( $# != 2 )); then
-  echo "usage: $0 FLOATLAB VERSION" >&2
-  exit 2
-fi
-floatlab=$1
+source "$(dirname "$0")/lib.sh"
+cli_init 2 "FLOATLAB VERSION" "$@"
 version=$2
-failures=0 checks=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+run_with=run_input   # expect_error: the stdin text comes first after --
 
-# run INPUT ARGS...: runs floatlab ARGS with INPUT (printf %b escapes) on stdin; sets rc, out, err.
-run() {
-  local input=$1
-  shift
-  printf '%b' "$input" | "$floatlab" "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  out=$(<"$tmp/out")
-  err=$(<"$tmp/err")
-}
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# expect NAME RC STDOUT INPUT ARGS...: exit status RC and exactly STDOUT.
+# expect NAME RC STDOUT INPUT ARGS...: with INPUT (printf %b escapes) on stdin, exit status RC and exactly STDOUT.
 expect() {
   local name=$1 want_rc=$2 want_out=$3
   shift 3
   checks=$((checks + 1))
-  run "$@"
+  run_input "$@"
   if [[ $rc != "$want_rc" || $out != "$want_out" ]]; then
     fail "$name: floatlab ${*:2}"
     printf '      exit %s, want %s\n      stdout: %q\n      want:   %q\n      stderr: %s\n' \
       "$rc" "$want_rc" "$out" "$want_out" "$err"
-  fi
-}
-
-# expect_error NAME RC STDERR_SUBSTRING... -- INPUT ARGS...: exit status RC, stderr holds each substring.
-expect_error() {
-  local name=$1 want_rc=$2
-  shift 2
-  local want=()
-  while [[ $1 != -- ]]; do
-    want+=("$1")
-    shift
-  done
-  shift
-  checks=$((checks + 1))
-  run "$@"
-  local s ok=1
-  [[ $rc == "$want_rc" ]] || ok=0
-  for s in "${want[@]}"; do [[ $err == *"$s"* ]] || ok=0; done
-  if (( !ok )); then
-    fail "$name: floatlab ${*:2}"
-    printf '      exit %s, want %s\n      stderr: %s\n      want substrings: %s\n' "$rc" "$want_rc" "$err" "${want[*]}"
   fi
 }
 
@@ -127,15 +86,15 @@ expect "--saturate" 0 $'7BFF 4000 7BFF 05\nFBFF 4000 FBFF 05' "7BFF 4000\nFBFF 4
 # ---- stochastic rounding: reproducible from --seed ----------------------------------------------
 
 halfway=$(for _ in $(seq 400); do echo "3C00 1000"; done)
-run "$halfway\n" eval f16_add -r stochastic --seed 5
+run_input "$halfway\n" eval f16_add -r stochastic --seed 5
 first=$out
-run "$halfway\n" eval f16_add -r stochastic --seed 5
+run_input "$halfway\n" eval f16_add -r stochastic --seed 5
 checks=$((checks + 1))
 [[ $out == "$first" && $rc == 0 ]] || fail "stochastic: the same seed gave different results"
 checks=$((checks + 1))
 [[ $first == *"3C00 1000 3C00 01"* && $first == *"3C00 1000 3C01 01"* ]] ||
   fail "stochastic: a halfway case should round both ways over 400 draws"
-run "$halfway\n" eval f16_add -r stochastic --seed 6
+run_input "$halfway\n" eval f16_add -r stochastic --seed 6
 checks=$((checks + 1))
 [[ $out != "$first" ]] || fail "stochastic: seeds 5 and 6 gave the same 400 results"
 
@@ -143,34 +102,34 @@ checks=$((checks + 1))
 
 printf '3C00 3C00\n' >"$tmp/cases.txt"
 expect "--input FILE" 0 "3C00 3C00 4000 00" "" eval f16_add --input "$tmp/cases.txt"
-expect_error "--input missing file" 2 "floatlab: cannot open" -- "" eval f16_add --input "$tmp/nonexistent"
+expect_error "--input missing file" "floatlab: cannot open" -- "" eval f16_add --input "$tmp/nonexistent"
 
 # ---- errors: exit 2 and a message saying what was expected ---------------------------------------
 
-expect_error "unknown operation" 2 "floatlab: unknown operation 'f16_frobnicate'" "<f>_add" "f16 bf16 f32" -- \
+expect_error "unknown operation" "floatlab: unknown operation 'f16_frobnicate'" "<f>_add" "f16 bf16 f32" -- \
   "3C00 3C00\n" eval f16_frobnicate
-expect_error "unknown operation (check)" 2 "unknown operation 'f17_add'" -- "" check f17_add
-expect_error "unknown subcommand" 2 "floatlab: unknown subcommand 'bogus'" "eval, check" -- "" bogus
-expect_error "bad hex" 2 "floatlab: line 2: " "'3G00' is not hexadecimal" "f16" "4 hex digits" -- \
+expect_error "unknown operation (check)" "unknown operation 'f17_add'" -- "" check f17_add
+expect_error "unknown subcommand" "floatlab: unknown subcommand 'bogus'" "eval, check" -- "" bogus
+expect_error "bad hex" "floatlab: line 2: " "'3G00' is not hexadecimal" "f16" "4 hex digits" -- \
   "3C00 3C00\n3C00 3G00\n" eval f16_add
-expect_error "too wide f16" 2 "floatlab: line 1: " "'13C00' is too wide" "0 to FFFF" -- "13C00 3C00\n" eval f16_add
-expect_error "too wide tf32 (19 bits)" 2 "line 1: " "'FFFFF' is too wide" "0 to 7FFFF" -- "FFFFF\n" eval tf32_sqrt
-expect_error "too wide for uint64" 2 "line 1: " "too wide" -- "1FFFFFFFFFFFFFFFF\n" eval i64_to_f64
-expect_error "too few fields" 2 "floatlab: line 1: expected 2 fields" "got 1" -- "3C00\n" eval f16_add
-expect_error "too many fields" 2 "floatlab: line 1: expected 1 field" "got 2" -- "3C00 3C00\n" eval f16_sqrt
-expect_error "check: 3 fields" 2 "floatlab: line 3: expected 4 fields" "got 3" -- \
+expect_error "too wide f16" "floatlab: line 1: " "'13C00' is too wide" "0 to FFFF" -- "13C00 3C00\n" eval f16_add
+expect_error "too wide tf32 (19 bits)" "line 1: " "'FFFFF' is too wide" "0 to 7FFFF" -- "FFFFF\n" eval tf32_sqrt
+expect_error "too wide for uint64" "line 1: " "too wide" -- "1FFFFFFFFFFFFFFFF\n" eval i64_to_f64
+expect_error "too few fields" "floatlab: line 1: expected 2 fields" "got 1" -- "3C00\n" eval f16_add
+expect_error "too many fields" "floatlab: line 1: expected 1 field" "got 2" -- "3C00 3C00\n" eval f16_sqrt
+expect_error "check: 3 fields" "floatlab: line 3: expected 4 fields" "got 3" -- \
   "3C00 3C00 4000 00\n\n3C00 3C00 4000\n" check f16_add
-expect_error "check: flags too wide" 2 "line 1: " "flags" "00 to 1F" -- "3C00 3C00 4000 100\n" check f16_add
-expect_error "check: comparison result 2" 2 "line 1: " "0 or 1" -- "3C00 4000 2 00\n" check f16_lt
+expect_error "check: flags too wide" "line 1: " "flags" "00 to 1F" -- "3C00 3C00 4000 100\n" check f16_add
+expect_error "check: comparison result 2" "line 1: " "0 or 1" -- "3C00 4000 2 00\n" check f16_lt
 # the lines before the malformed one are still printed
 expect "output before the error" 2 "3C00 3C00 4000 00" "3C00 3C00\nxyz 3C00\n" eval f16_add
 
 # usage errors (CLI11) exit 2 as well
-expect_error "no subcommand" 2 "subcommand" -- ""
-expect_error "no operation" 2 "OPERATION" -- "" eval
-expect_error "bad rounding" 2 "unknown rounding 'sideways'" "near_maxMag" -- "" eval f16_add -r sideways
-expect_error "bad tininess" 2 "tininess" -- "" eval f16_add --tininess during
-expect_error "unknown option" 2 "--frobnicate" -- "" check f16_add --frobnicate
+expect_error "no subcommand" "subcommand" -- ""
+expect_error "no operation" "OPERATION" -- "" eval
+expect_error "bad rounding" "unknown rounding 'sideways'" "near_maxMag" -- "" eval f16_add -r sideways
+expect_error "bad tininess" "tininess" -- "" eval f16_add --tininess during
+expect_error "unknown option" "--frobnicate" -- "" check f16_add --frobnicate
 
 # ---- check -------------------------------------------------------------------------------------
 
@@ -182,12 +141,12 @@ expect "check: wrong flags" 1 $'line 1: 3C00 1000 => got 3C00 01, expected 3C00 
   "3C00 1000 3C00 00\n" check f16_add
 expect "check with options" 0 "1 passed, 0 failed" "BBFE 0401 8400 03\n" check f16_mul -r min --tininess before
 bad25=$(for i in $(seq 25); do echo "3C00 3C00 4001 00"; done)
-run "$bad25\n" check f16_add
+run_input "$bad25\n" check f16_add
 checks=$((checks + 1))
 shown=$(grep -c '^line ' <<<"$out")
 [[ $rc == 1 && $shown == 20 && $out == *$'\n... 5 more\n0 passed, 25 failed' ]] ||
   fail "check: 25 mismatches should show 20, then '... 5 more', then '0 passed, 25 failed' (exit $rc, $shown shown)"
-run "$bad25\n" check f16_add --show 3
+run_input "$bad25\n" check f16_add --show 3
 checks=$((checks + 1))
 [[ $rc == 1 && $(grep -c '^line ' <<<"$out") == 3 && $out == *$'\n... 22 more\n0 passed, 25 failed' ]] ||
   fail "check --show 3"
@@ -260,27 +219,27 @@ expect "from_dec e4m3 inf/nan" 0 $'inf 7F 10\nnan 7F 00\nsnan 7F 00' "inf\nnan\n
 expect "from_dec e4m3 inf --saturate" 0 "inf 7E 00" "inf\n" eval e4m3_from_dec --saturate
 # stochastic: the midpoint goes both ways over 400 draws, the same way for the same seed
 halfway=$(for _ in $(seq 400); do echo "1.00048828125"; done)
-run "$halfway\n" eval f16_from_dec -r stochastic --seed 3
+run_input "$halfway\n" eval f16_from_dec -r stochastic --seed 3
 first=$out
-run "$halfway\n" eval f16_from_dec -r stochastic --seed 3
+run_input "$halfway\n" eval f16_from_dec -r stochastic --seed 3
 checks=$((checks + 1))
 [[ $rc == 0 && $out == "$first" && $first == *"1.00048828125 3C00 01"* && $first == *"1.00048828125 3C01 01"* ]] ||
   fail "from_dec stochastic: reproducible, and the midpoint should round both ways over 400 draws"
 
 # malformed strings: exit 2, the line number, the offending character and its position (from 0);
 # the lines before are still printed
-expect_error "from_dec '1.2.3'" 2 "floatlab: line 2: " "'1.2.3' is not a number" "unexpected character '.' at position 3" -- \
+expect_error "from_dec '1.2.3'" "floatlab: line 2: " "'1.2.3' is not a number" "unexpected character '.' at position 3" -- \
   "0.1\n1.2.3\n" eval f16_from_dec
 expect "from_dec: output before the error" 2 "0.1 2E66 01" "0.1\n1.2.3\n" eval f16_from_dec
-expect_error "from_dec '1e'" 2 "line 1: " "unexpected end of input at position 2" "exponent digit" -- "1e\n" eval f16_from_dec
-expect_error "from_dec '0x'" 2 "line 1: " "unexpected end of input at position 2" "hexadecimal digit" -- "0x\n" eval f16_from_dec
-expect_error "from_dec '--1'" 2 "line 1: " "unexpected character '-' at position 1" -- "--1\n" eval f16_from_dec
-expect_error "from_dec trailing garbage" 2 "line 3: " "unexpected character 'x' at position 3" -- \
+expect_error "from_dec '1e'" "line 1: " "unexpected end of input at position 2" "exponent digit" -- "1e\n" eval f16_from_dec
+expect_error "from_dec '0x'" "line 1: " "unexpected end of input at position 2" "hexadecimal digit" -- "0x\n" eval f16_from_dec
+expect_error "from_dec '--1'" "line 1: " "unexpected character '-' at position 1" -- "--1\n" eval f16_from_dec
+expect_error "from_dec trailing garbage" "line 3: " "unexpected character 'x' at position 3" -- \
   "1\n\n0.5x\n" eval f16_from_dec
-expect_error "from_dec 'inf1'" 2 "line 1: " "unexpected character '1' at position 3" -- "inf1\n" eval f16_from_dec
-expect_error "from_dec: what is accepted" 2 "line 1: " "a decimal like 0.1" "a hex float like 0x1.8p-3" -- \
+expect_error "from_dec 'inf1'" "line 1: " "unexpected character '1' at position 3" -- "inf1\n" eval f16_from_dec
+expect_error "from_dec: what is accepted" "line 1: " "a decimal like 0.1" "a hex float like 0x1.8p-3" -- \
   "abc\n" eval f16_from_dec
-expect_error "from_dec: a space inside" 2 "line 1: expected 1 field" "got 2" -- "1 000\n" eval f16_from_dec
+expect_error "from_dec: a space inside" "line 1: expected 1 field" "got 2" -- "1 000\n" eval f16_from_dec
 
 # to_dec: HEX SHORTEST EXACT. 2E66 = 1638 * 2^-14 = 0.0999755859375 exactly, and 0.1 is within half an
 # ulp (2^-15) of it; 0001 = 2^-24 = 5.9604644775390625e-8, 6e-08 is the one-digit decimal within 2^-25;
@@ -297,39 +256,38 @@ expect "to_dec f32" 0 $'3DCCCCCD 0.1 0.100000001490116119384765625\n7F7FFFFF 3.4
 # 1e-05 and 2e-05 read back to it, 2e-05 is the closer
 expect "to_dec fp8" 0 $'7E 448 448\n7F nan nan' "7E\n7F\n" eval e4m3_to_dec
 expect "to_dec e5m2 subnormal" 0 "01 2e-05 0.0000152587890625" "01\n" eval e5m2_to_dec
-expect_error "to_dec: too wide" 2 "line 1: " "'13C00' is too wide" -- "13C00\n" eval f16_to_dec
+expect_error "to_dec: too wide" "line 1: " "'13C00' is too wide" -- "13C00\n" eval f16_to_dec
 
 # check <f>_from_dec: STRING EXPECTED_HEX EXPECTED_FLAGS
 expect "check from_dec" 0 "3 passed, 0 failed" "0.1 2E66 01\n1.00048828125 3C00 01\n0x1.8p-3 3200 00\n" check f16_from_dec
 expect "check from_dec mismatch" 1 $'line 1: 1.00048828125 => got 3C01 01, expected 3C00 01\n0 passed, 1 failed' \
   "1.00048828125 3C00 01\n" check f16_from_dec -r max
 expect "check from_dec: any NaN" 0 "1 passed, 0 failed" "nan 7E01 00\n" check f16_from_dec
-expect_error "check from_dec malformed" 2 "line 1: " "'0x1.8q-3' is not a number" "unexpected character 'q' at position 5" -- \
+expect_error "check from_dec malformed" "line 1: " "'0x1.8q-3' is not a number" "unexpected character 'q' at position 5" -- \
   "0x1.8q-3 3200 00\n" check f16_from_dec
-expect_error "check from_dec: 2 fields" 2 "line 1: expected 3 fields (operand decimal, result f16, flags)" -- \
+expect_error "check from_dec: 2 fields" "line 1: expected 3 fields (operand decimal, result f16, flags)" -- \
   "0.1 2E66\n" check f16_from_dec
-expect_error "check rejects to_dec" 2 "check does not take 'f16_to_dec'" "floatlab eval f16_to_dec" -- "2E66 0.1 0.1\n" check f16_to_dec
+expect_error "check rejects to_dec" "check does not take 'f16_to_dec'" "floatlab eval f16_to_dec" -- "2E66 0.1 0.1\n" check f16_to_dec
 
 # ---- help and version --------------------------------------------------------------------------
 
 for sub in eval check; do
   checks=$((checks + 1))
-  run "" "$sub" --help
+  run_input "" "$sub" --help
   [[ $rc == 0 && $out == *"Examples:"* && $out == *"floatlab $sub"* && $out == *"Input:"* &&
      $out == *"--rounding"* && $out == *"near_maxMag"* ]] || fail "$sub --help: examples, input format, options"
 done
 checks=$((checks + 1))
-run "" eval --help
+run_input "" eval --help
 [[ $out == *"3C00 3C00 4000 00"* && $out == *"0400 3800 0000 03"* && $out == *"_from_dec"* && $out == *"_to_dec"* &&
    $out == *"0.1 2E66 01"* && $out == *"1.00048828125 3C01 01"* && $out == *"2E66 0.1 0.0999755859375"* ]] ||
   fail "eval --help: example outputs, the decimal operations"
 checks=$((checks + 1))
-run "" check --help
+run_input "" check --help
 [[ $out == *"--exact-nan"* && $out == *"passed, "*" failed"* ]] || fail "check --help: --exact-nan, summary line"
 checks=$((checks + 1))
-run "" --help
+run_input "" --help
 [[ $rc == 0 && $out == *eval* && $out == *check* ]] || fail "--help lists the subcommands"
 expect "--version" 0 "floatlab $version" "" --version
 
-echo "$((checks - failures)) passed, $failures failed"
-(( failures == 0 ))
+cli_finish floatlab_eval_check

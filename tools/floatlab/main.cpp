@@ -20,8 +20,12 @@ int main(int argc, char** argv) {
 
   app.footer(
       "Examples:\n"
-      "  echo \"3C00 3C00\" | floatlab eval f16_add          # TestFloat line: operands, result, flags\n"
-      "  echo 0.1 | floatlab eval bf16_from_dec               # what 0.1 becomes in bfloat16\n"
+      "  floatlab show 0.1 -f bf16                    # what 0.1 becomes in bfloat16, and why\n"
+      "  floatlab range -f fp16,bf16,e4m3             # max, min normal, min subnormal, epsilon, ...\n"
+      "  floatlab calc \"1 + 1e-4\" -f fp16 --steps     # every rounding of an expression\n"
+      "  floatlab grads grads.npy --scale auto        # will this gradient dump survive fp16?\n"
+      "  floatlab dot --n 4096 --model fp16-acc,fp32-acc,ampere_fp16,exact\n"
+      "  echo \"3C00 3C00\" | floatlab eval f16_add     # TestFloat line: operands, result, flags\n"
       "  gzip -dc f16_add.minMag.tv.gz | floatlab check f16_add -r minMag\n"
       "Run 'floatlab SUBCOMMAND --help' for the options of each.\n"
       "Exit status: 0 success, 1 a check found differences, 2 bad usage or input.");
@@ -44,8 +48,15 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version are "errors" with exit code 0; every real usage error exits 2.
-    return app.exit(e) == 0 ? exit_success : exit_usage;
+    // --help and --version are "errors" with exit code 0; every real usage error exits 2, with the
+    // same "floatlab: " prefix as the subcommands' own errors.
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? exit_success : exit_usage;
+    std::string where = "floatlab";
+    for (const command& c : commands)
+      if (c.app->parsed()) where += " " + c.app->get_name();
+    std::fflush(stdout);
+    std::fprintf(stderr, "floatlab: %s (see '%s --help')\n", e.what(), where.c_str());
+    return exit_usage;
   }
 
   try {

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Builds every libFuzzer target tests/fuzz/fuzz_*.cpp with clang (libFuzzer + ASan + UBSan) and runs
+# each for a bounded time. CI runs it; so can anyone with clang.
+#
+#   tests/fuzz/run_all.sh [BUILD_DIR [SECONDS [TARGET...]]]   (defaults: build/fuzz, 20, every target)
+#
+# TARGET is a name like fuzz_npy. Each target starts from a scratch copy (BUILD_DIR/corpus/<target>)
+# of its committed inputs, which are only read:
+#   tests/fuzz/<target>_seeds/, tests/fuzz/explore_seeds/<name>/      seeds (<name>: fuzz_ removed)
+#   tests/fuzz/regressions/<target>/, tests/fuzz/explore_regressions/<name>/
+#                                          inputs that crashed once: every run replays them first
+# libFuzzer runs the whole copied corpus before it mutates anything, so a regression input that
+# crashes again fails the run at once.
+#
+# Exit status: 0 every target built and ran its time without a finding; 1 a target failed to build
+# or found a crash, sanitizer report, leak, timeout or out-of-memory (its input is printed in hex
+# and kept in BUILD_DIR/artifacts/<target>/: add it to tests/fuzz/regressions/<target>/ and add a
+# CLI test for it); 2 bad usage, or clang++ (with libFuzzer) is missing.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${1:-$root/build/fuzz}
+seconds=${2:-20}
+shift $(($# > 2 ? 2 : $#))
+
+if ! [[ $seconds =~ ^[1-9][0-9]*$ ]]; then
+  echo "run_all.sh: SECONDS '$seconds' is not a positive whole number of seconds" >&2
+  echo "usage: tests/fuzz/run_all.sh [BUILD_DIR [SECONDS [TARGET...]]]" >&2
+  exit 2
+fi
+cxx=${CXX_FUZZ:-$(command -v clang++ || command -v clang++-14 || true)}
+if [[ -z $cxx ]]; then
+  echo "run_all.sh: clang++ not found: libFuzzer needs clang (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+  exit 2
+fi
+
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+  for src in "$here"/fuzz_*.cpp; do targets+=("$(basename "$src" .cpp)"); done
+fi
+for t in "${targets[@]}"; do
+  if [[ ! -f $here/$t.cpp ]]; then
+    echo "run_all.sh: no fuzz target '$t' (accepted: the names of tests/fuzz/fuzz_*.cpp without .cpp)" >&2
+    exit 2
+  fi
+done
+
+mkdir -p "$build" || exit 2
+build=$(cd "$build" && pwd)
+
+# Does clang link libFuzzer at all? (clang without libclang-rt-*-dev compiles but cannot link.)
+probe=$build/probe_fuzzer
+printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' > "$probe.cpp"
+if ! "$cxx" -fsanitize=fuzzer,address,undefined "$probe.cpp" -o "$probe" 2> "$probe.log"; then
+  cat "$probe.log" >&2
+  echo "run_all.sh: $cxx cannot link libFuzzer with ASan/UBSan (Debian: apt-get install libclang-rt-14-dev)" >&2
+  exit 2
+fi
+
+cxxflags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+          -fno-omit-frame-pointer -I"$root/libfloat/include" -I"$root/tools" -I"$root/tools/floatlab")
+
+failed=()
+for t in "${targets[@]}"; do
+  name=${t#fuzz_}
+  exe=$build/$t
+  echo "== $t: build"
+  if ! "$cxx" "${cxxflags[@]}" "$here/$t.cpp" -o "$exe" 2> "$build/$t.build.log"; then
+    cat "$build/$t.build.log"
+    echo "FAIL $t: does not build"
+    failed+=("$t")
+    continue
+  fi
+
+  corpus=$build/corpus/$t
+  artifacts=$build/artifacts/$t
+  rm -rf "$corpus" "$artifacts"
+  mkdir -p "$corpus" "$artifacts"
+  inputs=0
+  for dir in "$here/${t}_seeds" "$here/explore_seeds/$name" "$here/regressions/$t" "$here/explore_regressions/$name"; do
+    [[ -d $dir ]] || continue
+    for f in "$dir"/*; do
+      [[ -f $f ]] || continue
+      # Prefix with the folder's name: two folders may hold files of the same name.
+      cp "$f" "$corpus/$(basename "$dir")-$(basename "$f")"
+      inputs=$((inputs + 1))
+    done
+  done
+
+  echo "== $t: ${seconds}s from $inputs committed inputs"
+  log=$build/$t.log
+  (cd "$build" && "$exe" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+     -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus") > "$log" 2>&1
+  rc=$?
+  findings=("$artifacts"/*)
+  if [[ $rc -eq 0 && ! -e ${findings[0]} ]]; then
+    grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' "$log" | tr '\n' ' '
+    echo
+    echo "ok   $t"
+    continue
+  fi
+  failed+=("$t")
+  echo "---- $t: last lines of $log"
+  tail -n 60 "$log"
+  for f in "${findings[@]}"; do
+    [[ -e $f ]] || continue
+    echo "---- $t: input $f ($(wc -c < "$f") bytes), in hex:"
+    od -An -v -tx1 "$f"
+  done
+  echo "FAIL $t (exit $rc): add the input to tests/fuzz/regressions/$t/ and a test for it"
+done
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "run_all.sh: ${#failed[@]} of ${#targets[@]} fuzz targets failed: ${failed[*]}"
+  exit 1
+fi
+echo "run_all.sh: ${#targets[@]} fuzz targets ran ${seconds}s each without a finding"

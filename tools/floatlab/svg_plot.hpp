@@ -1,0 +1,181 @@
+// tools/floatlab/svg_plot.hpp: the exponent histogram of `floatlab grads --plot` as an SVG file.
+//
+// One bar per binary exponent floor(log2|x*S|); each format's window is shaded over the plot
+// (subnormal part lighter) and drawn again as a labelled band under the x axis; a legend names
+// the formats. Plain SVG 1.1, no script, no external resources.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include <libfloat/range_report.hpp>
+
+namespace floatlab {
+
+struct svg_window {
+  std::string name;
+  lf::range_window window;
+};
+
+/// Text made safe for XML character data and attribute values.
+inline std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // control characters are not allowed in XML 1.0
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += '?';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+/// Writes the chart; returns false (errno set) when the file cannot be written.
+/// bins: (exponent, count) pairs, any order, counts > 0.
+inline bool write_histogram_svg(const std::string& path, const std::string& title, const std::string& x_label,
+                                const std::vector<std::pair<int, std::uint64_t>>& bins,
+                                const std::vector<svg_window>& windows) {
+  static constexpr const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"};
+  const int n_windows = static_cast<int>(windows.size());
+  const double W = 960, left = 80, right = 30, top = 70;
+  const double plot_h = 320, lane_h = 18;
+  const double bottom_axis = top + plot_h;
+  const double lanes_top = bottom_axis + 44;
+  const double H = lanes_top + lane_h * n_windows + 50;
+  const double plot_w = W - left - right;
+
+  int lo = 0, hi = 0;
+  bool first = true;
+  auto widen = [&](int a, int b) {
+    if (first) {
+      lo = a;
+      hi = b;
+      first = false;
+    } else {
+      lo = std::min(lo, a);
+      hi = std::max(hi, b);
+    }
+  };
+  std::uint64_t max_count = 0;
+  for (const auto& [e, n] : bins) {
+    widen(e, e);
+    max_count = std::max(max_count, n);
+  }
+  for (const svg_window& w : windows) widen(w.window.min_subnormal_exp, w.window.max_exp);
+  lo -= 2;
+  hi += 3;  // hi is exclusive: the last bin [hi-1, hi)
+  const double span = hi - lo;
+  auto X = [&](double e) { return left + (e - lo) / span * plot_w; };
+  auto Y = [&](double c) { return bottom_axis - (max_count ? c / static_cast<double>(max_count) : 0) * plot_h; };
+
+  std::string s;
+  s += fmt::format(R"(<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" font-family="sans-serif" font-size="12">
+<title>{}</title>
+<rect x="0" y="0" width="{:.0f}" height="{:.0f}" fill="white"/>
+<text x="{:.1f}" y="28" font-size="16" text-anchor="middle">{}</text>
+)",
+                   W, H, W, H, xml_escape(title), W, H, W / 2, xml_escape(title));
+  // Windows shaded over the plot: subnormal range lighter, normal range darker.
+  for (int i = 0; i < n_windows; ++i) {
+    const auto& w = windows[static_cast<std::size_t>(i)].window;
+    const char* col = colours[i % 7];
+    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" fill-opacity="0.05"/>
+<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" fill-opacity="0.10"/>
+)",
+                     X(w.min_subnormal_exp), top, X(w.min_normal_exp) - X(w.min_subnormal_exp), plot_h, col,
+                     X(w.min_normal_exp), top, X(w.max_exp + 1) - X(w.min_normal_exp), plot_h, col);
+  }
+  // Bars.
+  for (const auto& [e, n] : bins)
+    s += fmt::format(R"(<rect x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}" fill="#444444"><title>2^{}: {} values</title></rect>
+)",
+                     X(e) + 0.5, Y(static_cast<double>(n)), std::max(0.5, X(e + 1) - X(e) - 1),
+                     bottom_axis - Y(static_cast<double>(n)), e, n);
+  // Axes.
+  s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="black"/>
+<line x1="{0:.1f}" y1="{3:.1f}" x2="{0:.1f}" y2="{1:.1f}" stroke="black"/>
+)",
+                   left, bottom_axis, left + plot_w, top);
+  // x ticks: every 1, 2, 5, 10, 20, 50... exponents so that at most ~24 labels fit.
+  int step = 1;
+  for (int c : {1, 2, 5, 10, 20, 50, 100, 200, 500})
+    if (span / c <= 24) {
+      step = c;
+      break;
+    } else step = c;
+  for (int e = lo - ((lo % step) + step) % step; e <= hi; e += step) {
+    if (e < lo) continue;
+    const double x = X(e);
+    s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="black"/>
+<text x="{0:.1f}" y="{3:.1f}" text-anchor="middle">{4}</text>
+)",
+                     x, bottom_axis, bottom_axis + 5, bottom_axis + 18, e);
+  }
+  s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="middle">{}</text>
+)",
+                   left + plot_w / 2, bottom_axis + 34, xml_escape(x_label));
+  // y ticks: 0, max/4, ..., max
+  for (int i = 0; i <= 4; ++i) {
+    const double c = static_cast<double>(max_count) * i / 4;
+    const double y = Y(c);
+    s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="black"/>
+<text x="{3:.1f}" y="{4:.1f}" text-anchor="end">{5:.0f}</text>
+)",
+                     left - 5, y, left, left - 8, y + 4, c);
+  }
+  s += fmt::format(R"svg(<text transform="translate(18 {:.1f}) rotate(-90)" text-anchor="middle">values per binary exponent</text>
+)svg",
+                   top + plot_h / 2);
+  // Window bands under the axis, labelled.
+  for (int i = 0; i < n_windows; ++i) {
+    const auto& nw = windows[static_cast<std::size_t>(i)];
+    const char* col = colours[i % 7];
+    const double y = lanes_top + lane_h * i;
+    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" fill-opacity="0.35"/>
+<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" fill-opacity="0.85"/>
+<text x="{:.1f}" y="{:.1f}" text-anchor="end">{}</text>
+)",
+                     X(nw.window.min_subnormal_exp), y + 2, X(nw.window.min_normal_exp) - X(nw.window.min_subnormal_exp),
+                     lane_h - 4, col, X(nw.window.min_normal_exp), y + 2,
+                     X(nw.window.max_exp + 1) - X(nw.window.min_normal_exp), lane_h - 4, col, left - 8, y + 13,
+                     xml_escape(nw.name));
+  }
+  // Legend, top right.
+  double ly = 44;
+  double lx = left + plot_w - 330;
+  s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="#444444"/><text x="{:.1f}" y="{:.1f}">values (bars)</text>
+)",
+                   lx, ly - 10, lx + 16, ly);
+  lx += 110;
+  for (int i = 0; i < n_windows; ++i) {
+    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="{}" fill-opacity="0.85"/><text x="{:.1f}" y="{:.1f}">{}</text>
+)",
+                     lx, ly - 10, colours[i % 7], lx + 16, ly, xml_escape(windows[static_cast<std::size_t>(i)].name));
+    lx += 55;
+  }
+  s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" fill="#555555">windows: light = subnormal, dark = normal; left of a window values flush to zero, right of it they overflow</text>
+)",
+                   left, H - 14);
+  s += "</svg>\n";
+
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+}  // namespace floatlab
