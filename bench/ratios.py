@@ -95,10 +95,52 @@ def print_decimal_ratios(med, ratio_row, headers, markdown):
     print()
 
 
+def print_accumulate_ratios(med, ratio_row, headers, markdown):
+    """bench_accumulate: 4096-long dot products (terms/s) against the plain float dot loop (issue 4 §6)."""
+    print("Dot products, 4096 terms, vs the plain float dot loop hw/float/dot (terms/s):")
+    base = "hw/float/dot"
+    rows = [ratio_row(f"lf/dot/fp32_acc / {base} (CUDA-core model)", "lf/dot/fp32_acc", base, 0.5),
+            ratio_row(f"lf/mu/cuda_core_fp32 / {base} (CUDA-core model)", "lf/mu/cuda_core_fp32", base, 0.5),
+            ratio_row(f"proto/fp32_acc_fast / {base} (candidate fast path, not the library)",
+                      "proto/fp32_acc_fast", base),
+            ratio_row(f"proto/fp32_acc_fast_blocked / {base} (candidate, 3 passes, not the library)",
+                      "proto/fp32_acc_fast_blocked", base)]
+    for unit in ("volta_fp16", "ampere_fp16", "hopper_fp16", "hopper_fp8", "deepseek_fp8_promote128"):
+        rows.append(ratio_row(f"lf/mu/{unit} / {base}", f"lf/mu/{unit}", base, 0.1))
+    for fmt in ("fp16", "e4m3"):
+        rows.append(ratio_row(f"lf/exact/dot/{fmt} / {base}", f"lf/exact/dot/{fmt}", base, 0.25))
+    for name in ("lf/dot/fp32_acc/runtime", "lf/dot/fp16_acc", "lf/dot/fp16_pairwise", "lf/dot/fp16_kahan"):
+        rows.append(ratio_row(f"{name} / {base} (info)", name, base))
+    print(table(rows, headers, markdown))
+    print()
+
+
+def print_array_ratios(med, ratio_row, headers, markdown):
+    """bench_array: span conversions of 16M floats against the hardware in the same run (issue 4 section 1)."""
+    f16c = "array/hw/f16c/cvtps_ph"
+    bf16_base = max(("array/hw/bf16/bittrick", "array/hw/avx512bf16/cvtneps"), key=lambda k: med.get(k, 0.0))
+    modes = ("nearest_away", "toward_zero", "upward", "downward", "odd")
+    print("Span conversions, 16M floats (lf::convert with flags) vs F16C vcvtps2ph / the best bfloat16 path "
+          f"({bf16_base}):")
+    rows = [ratio_row(f"array/fp16/nearest_even / {f16c}", "array/fp16/nearest_even", f16c, 0.8)]
+    rows += [ratio_row(f"array/fp16/{m} / {f16c}", f"array/fp16/{m}", f16c, 0.5) for m in modes]
+    rows.append(ratio_row(f"array/fp16/stochastic / {f16c}", "array/fp16/stochastic", f16c, 0.25))
+    rows.append(ratio_row(f"array/bf16/nearest_even / {bf16_base}", "array/bf16/nearest_even", bf16_base, 0.8))
+    rows += [ratio_row(f"array/bf16/{m} / {bf16_base}", f"array/bf16/{m}", bf16_base, 0.5) for m in modes]
+    rows.append(ratio_row(f"array/bf16/stochastic / {bf16_base}", "array/bf16/stochastic", bf16_base, 0.25))
+    for name in ("array/fp16/nearest_even/portable", "array/fp16/nearest_even/avx2", "array/fp16/toward_zero/avx2",
+                 "array/e4m3/nearest_even", "array/e5m2/nearest_even", "array/tf32/nearest_even",
+                 "array/fp16/nearest_even/saturate", "array/quantize/fp16", "array/widen/fp16", "array/hw/copy"):
+        rows.append(ratio_row(f"{name} / {f16c} (info)", name, f16c))
+    print(table(rows, headers, markdown))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="*", default=["build/bench/results.json"],
-                    help="Google Benchmark JSON files (bench_scalar, bench_scalar_f16c, bench_decimal); merged")
+                    help="Google Benchmark JSON files (bench_scalar, bench_scalar_f16c, bench_decimal, "
+                         "bench_accumulate); merged")
     ap.add_argument("--softfloat-mops", type=float, default=SOFTFLOAT_F16_ADD_MOPS,
                     help="quoted SoftFloat f16_add throughput in Mop/s (default %(default)s)")
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
@@ -143,7 +185,12 @@ def main():
 
     if any(k.startswith(("parse/", "print/", "std/")) for k in med):
         print_decimal_ratios(med, ratio_row, headers, args.markdown)
-    if not any(k.startswith(("op/", "typed/", "runtime/", "cvt/", "hw/", "f16c-build/")) for k in med):
+    if "hw/float/dot" in med:
+        print_accumulate_ratios(med, ratio_row, headers, args.markdown)
+    if "array/hw/f16c/cvtps_ph" in med:
+        print_array_ratios(med, ratio_row, headers, args.markdown)
+    if not any(k.startswith(("op/", "typed/", "runtime/", "cvt/", "hw/", "f16c-build/")) and k != "hw/float/dot"
+               for k in med):
         return 0
 
     print("Typed operators (nearest even, no flags) vs GCC _Float16 built without -march (libgcc calls):")

@@ -409,8 +409,8 @@ constexpr named_id named_id_of(const format& f) {
 }
 
 /// One out-of-line instantiation per (operation, named format, mode): F == lf::format{} is the
-/// generic code; M >= 0 fixes the rounding mode to rounding(M) (nearest_even, the default and the
-/// most used, gets its own folded code; the other modes share one copy per format).
+/// generic code; M >= 0 fixes the rounding mode to rounding(M), so every deterministic mode gets
+/// its own folded code (M == -1: stochastic, whose random bits come from the env at run time).
 #define LIBFLOAT_RUNTIME_ENTRY(name, params, outer_args, inner_args)                              \
   template <format F, int M>                                                                      \
   [[gnu::noinline]] constexpr bits_t name##_of(const format& f, LIBFLOAT_UNPAREN params) {         \
@@ -421,8 +421,15 @@ constexpr named_id named_id_of(const format& f) {
   }                                                                                               \
   template <format F>                                                                             \
   LIBFLOAT_INLINE constexpr bits_t name##_mode(const format& f, LIBFLOAT_UNPAREN params) {         \
-    if (e_in.mode == rounding::nearest_even)                                                      \
-      return name##_of<F, static_cast<int>(rounding::nearest_even)>(f, LIBFLOAT_UNPAREN outer_args); \
+    switch (e_in.mode) {                                                                          \
+      case rounding::nearest_even: return name##_of<F, int(rounding::nearest_even)>(f, LIBFLOAT_UNPAREN outer_args); \
+      case rounding::nearest_away: return name##_of<F, int(rounding::nearest_away)>(f, LIBFLOAT_UNPAREN outer_args); \
+      case rounding::toward_zero: return name##_of<F, int(rounding::toward_zero)>(f, LIBFLOAT_UNPAREN outer_args); \
+      case rounding::upward: return name##_of<F, int(rounding::upward)>(f, LIBFLOAT_UNPAREN outer_args);       \
+      case rounding::downward: return name##_of<F, int(rounding::downward)>(f, LIBFLOAT_UNPAREN outer_args);   \
+      case rounding::odd: return name##_of<F, int(rounding::odd)>(f, LIBFLOAT_UNPAREN outer_args);             \
+      case rounding::stochastic: break;                                                           \
+    }                                                                                             \
     return name##_of<F, -1>(f, LIBFLOAT_UNPAREN outer_args);                                      \
   }                                                                                               \
   constexpr bits_t name##_named(const format& f, LIBFLOAT_UNPAREN params) {                        \
