@@ -25,12 +25,14 @@ for doc in "$@"; do
     if [[ "$line" == '$ '* ]]; then
       printf '%s\n' "$line" >> "$out"
       cmd=${line#\$ }
+      run_dir=$workdir
       if [[ "$cmd" == *.tv.gz* ]]; then
         if [ -z "${TESTFLOAT_DIR:-}" ]; then skipping=0; continue; fi
-        (cd "$TESTFLOAT_DIR" && bash -c "${cmd%%#*}" 2>&1) >> "$out" || true
-      else
-        (cd "$workdir" && bash -c "${cmd%%#*}" 2>&1) >> "$out" || true
+        run_dir=$TESTFLOAT_DIR
       fi
+      # $(...) drops trailing newlines, as doc_examples.sh's comparison does.
+      output=$(cd "$run_dir" && bash -c "${cmd%%#*}" 2>&1) || true
+      [ -n "$output" ] && printf '%s\n' "$output" >> "$out"
       skipping=1
     elif [ $skipping -eq 0 ]; then
       printf '%s\n' "$line" >> "$out"
