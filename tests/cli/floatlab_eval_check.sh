@@ -289,5 +289,37 @@ checks=$((checks + 1))
 run_input "" --help
 [[ $rc == 0 && $out == *eval* && $out == *check* ]] || fail "--help lists the subcommands"
 expect "--version" 0 "floatlab $version" "" --version
+expect "--version after a subcommand" 0 "floatlab $version" "" show --version
+
+# ---- --json ------------------------------------------------------------------------------------
+# Expected values worked out by hand: 2^-14 * 0.5 = 2^-15 is an exact fp16 subnormal (0200, no flag);
+# 1 + 2^-11 is a tie, kept at 1 (3C00) by nearest-even: inexact.
+
+checks=$((checks + 1))
+run_input "0400 3800\n3C00 1000\n" eval f16_mul --json
+python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin.read().splitlines()]
+assert rows[0] == {"line": 1, "operands": ["0400", "3800"], "result": "0200", "flags": "00", "flag_names": []}, rows[0]
+assert rows[1]["line"] == 2 and rows[1]["result"] == "1000" and rows[1]["flags"] == "00", rows[1]
+' <<< "$out" && [[ $rc == 0 ]] || fail "eval --json: JSON Lines with operands, result, flags"
+checks=$((checks + 1))
+run_input "3C00 1000\n" eval f16_add --json
+[[ $rc == 0 && $out == '{"line":1,"operands":["3C00","1000"],"result":"3C00","flags":"01","flag_names":["inexact"]}' ]] ||
+  fail "eval --json: a tie rounded to even is inexact ($out)"
+checks=$((checks + 1))
+run_input "2E66\n" eval f16_to_dec --json
+[[ $rc == 0 && $out == '{"line":1,"operand":"2E66","shortest":"0.1","exact":"0.0999755859375"}' ]] ||
+  fail "eval --json for <f>_to_dec ($out)"
+checks=$((checks + 1))
+run_input "3C00 3C00 4000 00\n3C00 3C00 4001 00\n3C00 3C00 4000 01\n" check f16_add --json --show 1
+python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["schema"] == "floatlab-check/1" and j["operation"] == "f16_add", j
+assert (j["passed"], j["failed"], j["mismatches_not_shown"]) == (1, 2, 1), j
+m = j["mismatches"]
+assert len(m) == 1 and m[0]["line"] == 2 and m[0]["result"] == "4000" and m[0]["expected_result"] == "4001", m
+' <<< "$out" && [[ $rc == 1 ]] || fail "check --json: counts, the first mismatch, exit 1"
 
 cli_finish floatlab_eval_check

@@ -30,6 +30,8 @@ int run_check(const check_options& o) {
   const palette colour = palette::for_stream(stdout);
   output_buffer out;
   std::uint64_t passed = 0, failed = 0;
+  json_writer mismatches;  // --json: the first --show mismatches
+  mismatches.begin_array();
   while (cases.next()) {
     lf::status st{};
     const std::uint64_t r = eval(cases, st);
@@ -42,7 +44,15 @@ int run_check(const check_options& o) {
       ++passed;
       continue;
     }
-    if (failed++ < o.show) {
+    const bool shown = failed++ < o.show;
+    if (shown && o.common.json) {
+      write_case_json(mismatches, op, cases, r, st);
+      mismatches.field("expected_result", hex_digits(expected, op.result.hex_digits()))
+          .field("expected_flags", hex_digits(lf::to_bits(cases.expected_flags()), 2))
+          .key("expected_flag_names")
+          .strings(flag_names(cases.expected_flags()))
+          .end_object();
+    } else if (shown) {
       out << "line " << std::to_string(cases.line_number()) << ": ";
       write_operands(out, op, cases);
       out << "=> got " << colour.red;
@@ -51,6 +61,22 @@ int run_check(const check_options& o) {
       write_result(out, op, expected, cases.expected_flags());
       out << '\n';
     }
+  }
+  if (o.common.json) {
+    mismatches.end_array();
+    json_writer j;
+    j.begin_object()
+        .field("schema", "floatlab-check/1")
+        .field("operation", op.name)
+        .field("rounding", o.common.rounding.rounding)
+        .field("passed", static_cast<long long>(passed))
+        .field("failed", static_cast<long long>(failed))
+        .key("mismatches")
+        .raw(mismatches.str())
+        .field("mismatches_not_shown", static_cast<long long>(failed > o.show ? failed - o.show : 0))
+        .end_object();
+    out << j.str() << '\n';
+    return failed ? exit_failure : exit_success;
   }
   if (failed > o.show) out << "... " << std::to_string(failed - o.show) << " more\n";
   out << (failed ? colour.red : colour.green) << std::to_string(passed) << " passed, " << std::to_string(failed)
@@ -80,6 +106,10 @@ operand is a number written out, as `floatlab eval <f>_from_dec` reads it, e.g. 
 <f>_to_dec is not accepted (its output has no flags): diff the output of eval instead.
 Output: each mismatch as "line N: OPERANDS => got RESULT FLAGS, expected RESULT FLAGS" (the
 first --show of them, then "... K more"), and last the line "P passed, F failed".
+--json: one object, {{"schema": "floatlab-check/1", "operation": OP, "rounding": MODE, "passed": P,
+"failed": F, "mismatches": [{{"line": N, "operands": [...], "result": HEX, "flags": HEX,
+"flag_names": [...], "expected_result": HEX, "expected_flags": HEX, "expected_flag_names": [...]}},
+...] (the first --show), "mismatches_not_shown": K}}.
 Exit status: 0 all cases passed, 1 some failed, 2 bad usage or a malformed line
 ("floatlab: line N: ...").
 

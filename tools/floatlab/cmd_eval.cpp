@@ -19,6 +19,25 @@ int run_eval(const testfloat_options& o) {
   case_evaluator eval(op, o);
   output_buffer out;
   while (cases.next()) {
+    if (o.json) {  // JSON Lines: one object per case
+      json_writer j;
+      if (op.kind == op_kind::to_dec) {
+        const decimal_texts t = print_decimal(op, cases.operands()[0]);
+        j.begin_object()
+            .field("line", static_cast<long long>(cases.line_number()))
+            .field("operand", hex_digits(cases.operands()[0], op.operands[0].hex_digits()))
+            .field("shortest", t.shortest)
+            .field("exact", t.exact)
+            .end_object();
+      } else {
+        lf::status st{};
+        const std::uint64_t r = eval(cases, st);
+        write_case_json(j, op, cases, r, st);
+        j.end_object();
+      }
+      out << j.str() << '\n';
+      continue;
+    }
     if (op.kind == op_kind::to_dec) {  // "HEX SHORTEST EXACT"
       write_operands(out, op, cases);
       write_decimal_texts(out, print_decimal(op, cases.operands()[0]));
@@ -60,6 +79,9 @@ in 2 digits: 01 inexact, 02 underflow, 04 overflow, 08 infinite (divide by zero)
 directly to <f>, under -r and the policy options. <f>_to_dec prints "HEX SHORTEST EXACT": the
 fewest significant digits that read back to the same encoding (std::to_chars' notation), then
 every digit of the exact value; both are exact, so no option applies and there are no flags.
+--json: JSON Lines, one object per case: {{"line": N, "operands": [HEX or the text read, ...],
+"result": HEX, "flags": HEX (2 digits), "flag_names": ["inexact", ...]}}, widths as above;
+for <f>_to_dec {{"line": N, "operand": HEX, "shortest": TEXT, "exact": TEXT}}.
 Exit status: 0 success, 2 bad usage or a malformed line ("floatlab: line N: ..."; for a
 malformed number, which character is wrong, positions counting from 0).
 

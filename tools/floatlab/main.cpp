@@ -2,6 +2,7 @@
 // lives in its own cmd_<name>.cpp (see commands.hpp).
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -29,6 +30,13 @@ int main(int argc, char** argv) {
       "  gzip -dc f16_add.minMag.tv.gz | floatlab check f16_add -r minMag\n"
       "Run 'floatlab SUBCOMMAND --help' for the options of each.\n"
       "Exit status: 0 success, 1 a check found differences, 2 bad usage or input.");
+
+  // --version anywhere (floatlab show --version too) prints the version, as the top level does.
+  for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i)
+    if (std::string_view(argv[i]) == "--version") {
+      std::printf("floatlab %s\n", LIBFLOAT_VERSION);
+      return exit_success;
+    }
 
   // Name an unknown subcommand instead of CLI11's generic "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "common.hpp"
+#include "explore.hpp"  // json_writer, hex_digits, flag_names
 #include "testfloat_ops.hpp"
 
 namespace floatlab {
@@ -29,6 +30,7 @@ struct testfloat_options {
   rounding_options rounding;
   bool exact = false;
   std::string input = "-";
+  bool json = false;
 };
 
 inline void add_testfloat_options(CLI::App& cmd, testfloat_options& o) {
@@ -38,6 +40,7 @@ inline void add_testfloat_options(CLI::App& cmd, testfloat_options& o) {
   add_rounding_options(cmd, o.rounding);
   cmd.add_flag("--exact", o.exact,
                "roundToInt and conversions to integer raise inexact when the value changes (TestFloat's -exact)");
+  cmd.add_flag("--json", o.json, "Machine-readable output (schema in the footer below)");
   cmd.add_option("-i,--input", o.input, "Read the cases from FILE ('-' is stdin)")
       ->type_name("FILE")
       ->capture_default_str();
@@ -236,6 +239,24 @@ inline void write_operands(output_buffer& out, const operation& op, const case_r
 inline void write_result(output_buffer& out, const operation& op, std::uint64_t result, lf::status st) {
   out.hex(result, op.result.hex_digits()) << ' ';
   out.hex(lf::to_bits(st), 2);
+}
+
+/// One case as a JSON object for --json: operands (hex encodings, or the text as read), result
+/// and flags in TestFloat's widths, and the flags by name; `extra` adds fields (check's expected
+/// values) before the object closes.
+inline void write_case_json(json_writer& j, const operation& op, const case_reader& cases, std::uint64_t result,
+                            lf::status st) {
+  j.begin_object().field("line", static_cast<long long>(cases.line_number())).key("operands").begin_array();
+  const auto operands = cases.operands();
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    if (op.operands[i].is_text()) j.value(std::string(cases.text_operand()));
+    else j.value(hex_digits(operands[i], op.operands[i].hex_digits()));
+  }
+  j.end_array()
+      .field("result", hex_digits(result, op.result.hex_digits()))
+      .field("flags", hex_digits(lf::to_bits(st), 2))
+      .key("flag_names")
+      .strings(flag_names(st));
 }
 
 /// Writes <f>_to_dec's results: "SHORTEST EXACT".
