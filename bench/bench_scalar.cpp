@@ -510,6 +510,15 @@ void register_all() {
   reg("runtime/fp16/add/nearest_even" + suffix(w), bm_runtime<lf::binary16, bop::add>, rounding::nearest_even, w);
   reg("runtime/fp16/add/toward_zero" + suffix(w), bm_runtime<lf::binary16, bop::add>, rounding::toward_zero, w);
 
+  // f16_add in the other deterministic modes: the SoftFloat target is for any mode.
+  const data n = data::normal;
+  reg("typed/fp16/add/nearest_away", bm_typed<lf::binary16, bop::add, rounding::nearest_away>, n);
+  reg("typed/fp16/add/upward", bm_typed<lf::binary16, bop::add, rounding::upward>, n);
+  reg("typed/fp16/add/downward", bm_typed<lf::binary16, bop::add, rounding::downward>, n);
+  reg("typed/fp16/add/odd", bm_typed<lf::binary16, bop::add, rounding::odd>, n);
+  for (rounding r : {rounding::nearest_away, rounding::upward, rounding::downward, rounding::odd})
+    reg("runtime/fp16/add/" + std::string(lf::rounding_name(r)), bm_runtime<lf::binary16, bop::add>, r, n);
+
   for (data d : {data::normal, data::wide}) {
     const std::string sx = suffix(d);
     reg("cvt/fp16/op" + sx, bm_cvt_op<lf::binary16>, d);
