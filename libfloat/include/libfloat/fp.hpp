@@ -187,8 +187,13 @@ constexpr std::uint32_t tf32_to_binary32_word(tf32 x) { return static_cast<std::
 
 // ---- typed free functions: explicit rounding / env, flags ORed into *st -------------------
 
-// (F is a constant here: the detail::*_inline forms expand the operation with every derived
-// constant folded, where lf::add(f, ...) would look the format up at run time.)
+// (F is a constant here. add, sub, mul and div go through detail::*_mode<F>: a switch
+// on the mode (folded away when the caller's mode is a constant) to one out-of-line function per
+// format and mode, the one lf::add(format, ...) reaches for a named format, with every derived
+// constant folded. Out of line on purpose: inlined into the caller's loop, the same code ran
+// anywhere between 148 and 298 Mop/s for fp16 add depending on where the linker put the loop
+// (docs/performance.md); out of line it runs the same in every build. sqrt and fma stay inline:
+// out of line, fma ran at 60% of its inline speed.)
 #define LIBFLOAT_TYPED_BINARY(name, impl)                                                       \
   template <format F>                                                                           \
   LIBFLOAT_INLINE constexpr fp<F> name(fp<F> a, fp<F> b, const env& e, status* st = nullptr) {  \
@@ -202,10 +207,10 @@ constexpr std::uint32_t tf32_to_binary32_word(tf32 x) { return static_cast<std::
                                        status* st = nullptr) {                                  \
     return name(a, b, env{r}, st);                                                              \
   }
-LIBFLOAT_TYPED_BINARY(add, detail::add_inline<F>)
-LIBFLOAT_TYPED_BINARY(sub, detail::sub_inline<F>)
-LIBFLOAT_TYPED_BINARY(mul, detail::mul_inline<F>)
-LIBFLOAT_TYPED_BINARY(div, detail::div_inline<F>)
+LIBFLOAT_TYPED_BINARY(add, detail::add_mode<F>)
+LIBFLOAT_TYPED_BINARY(sub, detail::sub_mode<F>)
+LIBFLOAT_TYPED_BINARY(mul, detail::mul_mode<F>)
+LIBFLOAT_TYPED_BINARY(div, detail::div_mode<F>)
 LIBFLOAT_TYPED_BINARY(rem, rem)
 #undef LIBFLOAT_TYPED_BINARY
 
