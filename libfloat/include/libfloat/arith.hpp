@@ -106,7 +106,7 @@ LIBFLOAT_INLINE constexpr exact_value<U> exact_add(bool na, int ea, U sa, bool n
 }
 
 template <typename U>
-constexpr bits_t round_exact(const format& f, const exact_value<U>& x, const env& e, status& st) {
+LIBFLOAT_INLINE constexpr bits_t round_exact(const format& f, const exact_value<U>& x, const env& e, status& st) {
   return round_pack(f, x.negative, x.exp, x.sig, x.sticky, e, st);
 }
 
@@ -218,9 +218,9 @@ LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, c
     // Every value is an integer multiple of the smallest subnormal 2^(emin - p + 1), and the whole
     // range fits a 64-bit two's complement integer: the exact sum is one integer addition.
     // Encoding -> integer: (fraction | hidden bit) << (biased exponent - 1), subnormals unshifted.
-    if (is_nonfinite_bits(f, a) | is_nonfinite_bits(f, b)) [[unlikely]]
+    if (static_cast<int>(is_nonfinite_bits(f, a)) | static_cast<int>(is_nonfinite_bits(f, b))) [[unlikely]]
       return take(add_nonfinite(f, a, b), st);
-    auto fixed = [&f, &e](bits_t v) {
+    auto fixed = [&](bits_t v) {
       if constexpr (FC != format{} && fits_fixed_point(FC)) {
         constexpr auto& t = fixed_point_table_v<FC>;
         // (masked: bits above the encoding are ignored, as everywhere else)
