@@ -10,7 +10,7 @@
 //     add_product(const format&, bits_t, const format&, bits_t)   + a*b, the product kept exact
 //     add_product(fp<F>, fp<G>)                   typed
 //     add_range(span<const fp<F>>), add_products(span<const fp<F>>, span<const fp<G>>)
-//                                                 whole ranges (binary16 and FP8: a 128-bit fast path)
+//                                                 whole ranges (fast paths: see below)
 //     add(const exact_accumulator&) / sub(...)    + / - another accumulator (exact), merging specials
 //     negate()
 //     round_to(const format&, const env&, status&) -> bits_t   THE one rounding (detail::round_pack)
@@ -46,6 +46,18 @@
 // shifted onto the limb grid and added or subtracted with carry propagation. Nothing is rounded
 // until round_to(), which takes the leading 126 bits of |X| plus a sticky bit for everything below
 // and hands them to detail::round_pack: the exact value is rounded exactly once.
+//
+// Fast paths for whole ranges give the same exact value (and the same specials and flags):
+// - add_products (exact_dot) of formats whose significand product has at most 30 bits and whose
+//   exponent fields at most 8 bits (binary16, bfloat16, tf32, E4M3, E5M2, mixed): a finite product
+//   is the integer p * 2^(lo + k), p < 2^30, k = the sum of the operands' scale indices, so
+//   (-1)^sign p is added to an int64 "bucket" k (61 buckets for binary16, 509 for bfloat16) with no
+//   carries; 2^32 terms fit. A vectorizable loop forms p and k (SSE2, or an AVX2 build chosen at
+//   run time unless lf::set_array_dispatch(array_dispatch::portable) asks for the portable one;
+//   both are the same integer code), and the buckets reach the limbs once per range;
+// - add_range of binary16 and FP8 values (and add_products of other formats whose product range
+//   spans at most 96 bits): a 128-bit fixed-point partial sum, flushed every 2^24 terms.
+// NaN and infinity operands leave the fast loops for the term-by-term path, in order.
 //
 // IEEE specials (the semantics of a sum evaluated with IEEE additions, made order-independent):
 // - a NaN operand makes the result NaN: the first NaN operand, quieted and converted to the
@@ -92,6 +104,7 @@
 #include <vector>
 
 #include "arith.hpp"
+#include "detail/array_kernels.hpp"
 #include "detail/round.hpp"
 #include "format.hpp"
 #include "fp.hpp"
@@ -106,6 +119,86 @@ template <format F>
 struct is_fp_value<fp<F>> : std::true_type {};
 template <typename R>
 concept exact_fp_range = std::ranges::contiguous_range<R> && is_fp_value<std::remove_cv_t<std::ranges::range_value_t<R>>>::value;
+
+// ---- the bucketed dot product loop (exact_accumulator::add_products_bucketed) -------------------
+
+/// 1 for an encoding of F that is NaN or infinity (is_nonfinite_bits), given its biased exponent
+/// field e; written so that the loop below vectorizes.
+template <format F>
+LIBFLOAT_INLINE constexpr std::uint32_t nonfinite_lane(std::uint32_t x, std::uint32_t e) {
+  if constexpr (F.kind == nonfinite::ieee) {
+    return e == F.exponent_field_max();
+  } else {
+    constexpr auto all = static_cast<std::uint32_t>(F.exponent_mask() | F.fraction_mask());
+    return (x & all) == all;
+  }
+}
+
+struct bucket_flags {
+  std::uint32_t any;      ///< OR of the finite products' magnitudes (0: every finite product is zero)
+  std::uint32_t special;  ///< 1 if some operand is NaN or infinity
+};
+
+/// bucket[k] += (-1)^sign p for every term, p = sig_a * sig_b (0 for NaN/inf terms), k = shift_a +
+/// shift_b (see exact_accumulator::add_products_bucketed). Per block of 256 terms, a first loop with
+/// independent lanes (vectorized: SSE2, or AVX2 in bucket_loop_avx2) forms every signed p and k,
+/// a second adds them to the buckets. The significands are multiplied as 16-bit lanes when they
+/// fit (a widening multiply, cheaper than a 32-bit one without SSE4.1).
+template <format F, format G>
+LIBFLOAT_INLINE bucket_flags bucket_loop(const fp<F>* a, const fp<G>* b, std::size_t n, std::int64_t* bucket) {
+  constexpr auto fmax = static_cast<std::uint32_t>(F.exponent_field_max()),
+                 gmax = static_cast<std::uint32_t>(G.exponent_field_max());
+  constexpr std::uint32_t fb = F.fraction_bits(), gb = G.fraction_bits();
+  constexpr auto fm = static_cast<std::uint32_t>(F.fraction_mask()), gm = static_cast<std::uint32_t>(G.fraction_mask());
+  using sig_t = std::conditional_t<(F.precision <= 16 && G.precision <= 16), std::uint16_t, std::uint32_t>;
+  constexpr std::size_t block = 256;
+  alignas(64) std::int32_t prod[block];
+  alignas(64) std::uint32_t index[block];
+  bucket_flags r{0, 0};
+  for (std::size_t start = 0; start < n; start += block) {
+    const std::size_t m = std::min(block, n - start);
+    const fp<F>* const pa = a + start;
+    const fp<G>* const pb = b + start;
+    std::uint32_t any = 0, special = 0;
+    for (std::size_t j = 0; j < m; ++j) {
+      const auto x = static_cast<std::uint32_t>(pa[j].bits()), y = static_cast<std::uint32_t>(pb[j].bits());
+      const std::uint32_t ex = (x >> fb) & fmax, ey = (y >> gb) & gmax;
+      const std::uint32_t bad = nonfinite_lane<F>(x, ex) | nonfinite_lane<G>(y, ey);
+      special |= bad;
+      const std::uint32_t nx = ex != 0, ny = ey != 0;
+      const auto sx = static_cast<sig_t>((x & fm) | (nx << fb)), sy = static_cast<sig_t>((y & gm) | (ny << gb));
+      const std::uint32_t p = (static_cast<std::uint32_t>(sx) * sy) & (bad - 1);  // 0 for NaN/inf
+      any |= p;
+      const std::int32_t s = -static_cast<std::int32_t>(((x >> (F.bits() - 1)) ^ (y >> (G.bits() - 1))) & 1);
+      prod[j] = (static_cast<std::int32_t>(p) ^ s) - s;  // signs are coin flips: no branch
+      index[j] = ex - nx + ey - ny;                      // <= (fmax - 1) + (gmax - 1), NaN/inf lanes too
+    }
+    for (std::size_t j = 0; j < m; ++j) bucket[index[j]] += prod[j];
+    r.any |= any;
+    r.special |= special;
+  }
+  return r;
+}
+template <format F, format G>
+[[gnu::noinline]] bucket_flags bucket_loop_portable(const fp<F>* a, const fp<G>* b, std::size_t n,
+                                                   std::int64_t* bucket) {
+  return bucket_loop<F, G>(a, b, n, bucket);
+}
+#if defined(LIBFLOAT_ARRAY_X86)
+template <format F, format G>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] bucket_flags bucket_loop_avx2(const fp<F>* a, const fp<G>* b, std::size_t n,
+                                                                      std::int64_t* bucket) {
+  return bucket_loop<F, G>(a, b, n, bucket);
+}
+#endif
+/// The loop lf::array_dispatch_in_use() selects (the same bits on every path: integer code).
+template <format F, format G>
+bucket_flags bucket_loop_dispatch(const fp<F>* a, const fp<G>* b, std::size_t n, std::int64_t* bucket) {
+#if defined(LIBFLOAT_ARRAY_X86)
+  if (array_dispatch_in_use() != array_dispatch::portable) return bucket_loop_avx2<F, G>(a, b, n, bucket);
+#endif
+  return bucket_loop_portable<F, G>(a, b, n, bucket);
+}
 }  // namespace detail
 
 class exact_accumulator {
@@ -190,14 +283,18 @@ class exact_accumulator {
     }
     return *this;
   }
-  /// + sum a_i b_i over the common length (the callers check it). Products of formats whose
-  /// product range spans at most 96 bits (binary16 x binary16: 2^-48 .. 2^32; FP8) take the
-  /// 128-bit fixed-point path of add_range.
+  /// + sum a_i b_i over the common length (the callers check it). Formats whose significand
+  /// product has at most 30 bits and whose exponent field at most 8 bits (binary16, bfloat16,
+  /// tf32, the FP8 formats, mixed) take the bucketed path (add_products_bucketed); other
+  /// products whose range spans at most 96 bits take the 128-bit fixed-point path of add_range.
   template <format F, format G>
   exact_accumulator& add_products(std::span<const fp<F>> a, std::span<const fp<G>> b) {
     constexpr int lo = F.emin() - F.fraction_bits() + G.emin() - G.fraction_bits(), hi = F.emax() + G.emax() + 2;
     const std::size_t n = std::min(a.size(), b.size());
-    if constexpr (hi - lo <= 96) {
+    if constexpr (bucketed<F, G>) {
+      for (std::size_t start = 0; start < n; start += bucket_chunk)
+        add_products_bucketed<F, G>(a.data() + start, b.data() + start, std::min(n - start, bucket_chunk));
+    } else if constexpr (hi - lo <= 96) {
       fixed_sum fs{};
       for (std::size_t i = 0; i < n; ++i) {
         const bits_t x = a[i].bits(), y = b[i].bits();
@@ -450,6 +547,63 @@ class exact_accumulator {
       ++count;
     }
   };
+  /// The products add_products_bucketed takes: significand products of at most 30 bits,
+  /// exponent fields of at most 8 bits, encodings of at most 32 bits.
+  template <format F, format G>
+  static constexpr bool bucketed = F.precision + G.precision <= 30 && F.exponent_bits <= 8 && G.exponent_bits <= 8 &&
+                                   F.bits() <= 32 && G.bits() <= 32;
+  /// At most this many terms per call of add_products_bucketed: each bucket then stays below
+  /// 2^32 * 2^30 = 2^62 in magnitude.
+  static constexpr std::size_t bucket_chunk = std::size_t{1} << (sizeof(std::size_t) > 4 ? 32 : 31);
+
+  /// + sum a_i b_i for i < n <= bucket_chunk (bucketed<F, G>). A finite encoding is
+  /// sig * 2^(emin - fraction_bits + shift) with shift = e - (e != 0) (fixed_parts), so a finite
+  /// product is the integer p * 2^(lo + k), p < 2^30, k = shift_a + shift_b < nb (61 buckets for
+  /// binary16 x binary16, 29 for E4M3 x E4M3, 509 for bfloat16): (-1)^sign p goes into the int64
+  /// bucket k, exactly, with no carries (detail::bucket_loop). The buckets reach the limbs once at
+  /// the end: as one 128-bit sum when it fits (binary16, FP8), else bucket by bucket. NaN and
+  /// infinity operands count as p = 0 there and are then handed to add_product in order (the
+  /// same specials and flags as term by term). Zero terms matter only when every finite product
+  /// is zero (the signs of the zeros then decide the sign of an exact zero sum, §6.3): only then
+  /// a second pass notes them one by one.
+  template <format F, format G>
+  void add_products_bucketed(const fp<F>* a, const fp<G>* b, std::size_t n) {
+    constexpr int lo = F.emin() - F.fraction_bits() + G.emin() - G.fraction_bits(), hi = F.emax() + G.emax() + 2;
+    constexpr int nb = static_cast<int>(F.exponent_field_max() + G.exponent_field_max()) - 1;
+    std::array<std::int64_t, nb> bucket{};
+    const detail::bucket_flags r = detail::bucket_loop_dispatch<F, G>(a, b, n, bucket.data());
+    if (r.special != 0) [[unlikely]] {
+      for (std::size_t i = 0; i < n; ++i) {
+        const bits_t x = a[i].bits(), y = b[i].bits();
+        if (detail::is_nonfinite_bits(F, x) || detail::is_nonfinite_bits(G, y)) add_product(F, x, G, y);
+      }
+    }
+    if (r.any == 0) {  // every finite product is zero (or there is none): the zero signs count
+      for (std::size_t i = 0; i < n; ++i) {
+        const bits_t x = a[i].bits(), y = b[i].bits();
+        if (!detail::is_nonfinite_bits(F, x) && !detail::is_nonfinite_bits(G, y))
+          note_zero(((x & F.sign_mask()) != 0) != ((y & G.sign_mask()) != 0));
+      }
+      return;
+    }
+    note_nonzero();
+    // |bucket k| * 2^(lo + k) < n * 2^(lo + k + F.precision + G.precision) <= n * 2^hi: the 64
+    // bits of headroom reserve() keeps above 2^hi hold every bucket and their sum.
+    reserve(lo, hi);
+    constexpr int bucket_bits = 32 + F.precision + G.precision;  // |bucket| < 2^bucket_bits
+    if constexpr (bucket_bits + (nb - 1) + std::bit_width(static_cast<unsigned>(nb)) < 127) {
+      fixed_sum::i128 sum = 0;
+      for (int k = 0; k < nb; ++k) sum += static_cast<fixed_sum::i128>(bucket[static_cast<std::size_t>(k)]) << k;
+      if (sum != 0) add_magnitude(sum < 0, static_cast<detail::u128>(sum < 0 ? -sum : sum), lo);
+    } else {
+      for (int k = 0; k < nb; ++k) {
+        const std::int64_t v = bucket[static_cast<std::size_t>(k)];
+        const auto u = static_cast<std::uint64_t>(v);
+        if (v != 0) add_magnitude(v < 0, v < 0 ? std::uint64_t{0} - u : u, lo + k);
+      }
+    }
+  }
+
   /// Adds a fixed_sum's terms (exactly) and returns an empty one.
   fixed_sum flush(fixed_sum fs, int lo, int hi) {
     if (fs.zeros != 0) {
