@@ -101,15 +101,14 @@ def print_accumulate_ratios(med, ratio_row, headers, markdown):
     base = "hw/float/dot"
     rows = [ratio_row(f"lf/dot/fp32_acc / {base} (CUDA-core model)", "lf/dot/fp32_acc", base, 0.5),
             ratio_row(f"lf/mu/cuda_core_fp32 / {base} (CUDA-core model)", "lf/mu/cuda_core_fp32", base, 0.5),
-            ratio_row(f"proto/fp32_acc_fast / {base} (candidate fast path, not the library)",
-                      "proto/fp32_acc_fast", base),
-            ratio_row(f"proto/fp32_acc_fast_blocked / {base} (candidate, 3 passes, not the library)",
-                      "proto/fp32_acc_fast_blocked", base)]
+            ratio_row(f"lf/dot/fp32_acc/runtime / {base} (CUDA-core model, run-time formats)",
+                      "lf/dot/fp32_acc/runtime", base, 0.5)]
     for unit in ("volta_fp16", "ampere_fp16", "hopper_fp16", "hopper_fp8", "deepseek_fp8_promote128"):
         rows.append(ratio_row(f"lf/mu/{unit} / {base}", f"lf/mu/{unit}", base, 0.1))
     for fmt in ("fp16", "e4m3"):
         rows.append(ratio_row(f"lf/exact/dot/{fmt} / {base}", f"lf/exact/dot/{fmt}", base, 0.25))
-    for name in ("lf/dot/fp32_acc/runtime", "lf/dot/fp16_acc", "lf/dot/fp16_pairwise", "lf/dot/fp16_kahan"):
+    for name in ("lf/dot/e4m3_fp32_acc", "lf/dot/fp32_acc/general", "lf/dot/fp16_acc", "lf/dot/fp16_pairwise",
+                 "lf/dot/fp16_kahan"):
         rows.append(ratio_row(f"{name} / {base} (info)", name, base))
     print(table(rows, headers, markdown))
     print()

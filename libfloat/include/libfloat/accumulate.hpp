@@ -81,6 +81,13 @@
 //  invalid_reason() and the lengths first (floatlab does).
 //
 //  Flags: the status is the OR of the flags of every operation performed, conversions included.
+//
+//  Speed: dot and gemm under the "CUDA core" model (binary16, E5M2 or E4M3 inputs, exact or fused
+//  products, binary32 accumulator, nearest even, default policy, sequential, no compensation:
+//  accumulations::fp32_acc, e4m3_fp32_acc) run on the hardware's binary32 additions when no
+//  trace is asked for (detail/dot_fast.hpp: the products are exact in binary32, so each hardware
+//  add is the model's one rounding, and the flags are the hardware's). Same bits and flags as
+//  the engine, which still runs for non-finite data and non-default floating-point environments.
 #pragma once
 
 #include <algorithm>
@@ -99,6 +106,7 @@
 #include <vector>
 
 #include "arith.hpp"
+#include "detail/dot_fast.hpp"
 #include "format.hpp"
 #include "fp.hpp"
 #include "rounding.hpp"
@@ -542,9 +550,11 @@ value sum_impl(const accumulation& m, X x, std::size_t n, const std::optional<va
   return {m.accumulator, r};
 }
 
+/// The dot product by the step-by-step engine above, always (the reference the hardware path is
+/// tested against; dot_impl runs it unless the hardware path applies).
 template <class A, class B>
-value dot_impl(const accumulation& m, A a, B b, std::size_t n, const std::optional<value>& init, status* st,
-               trace* tr, std::uint64_t stream = 0) {
+value dot_impl_general(const accumulation& m, A a, B b, std::size_t n, const std::optional<value>& init, status* st,
+                       trace* tr, std::uint64_t stream = 0) {
   if (m.invalid_reason()) return invalid_result(m, st, tr);
   if (tr) *tr = trace{m.accumulator, {}};
   acc_context ctx{m, tr, stream};
@@ -553,6 +563,36 @@ value dot_impl(const accumulation& m, A a, B b, std::size_t n, const std::option
   const bits_t r = run(ctx, dot_terms<A, B>{a, b, n}, n, start);
   report(st, ctx.st);
   return {m.accumulator, r};
+}
+
+/// True when model m, started at init, is the "CUDA core" dot product that
+/// detail::dot_f32_nearest (detail/dot_fast.hpp) computes on the hardware: binary16, E5M2 or
+/// E4M3 inputs, products exact or fused (the same bits: these formats fit in binary32, so fused
+/// rounds nothing before its fma), a binary32 accumulator under nearest even with the default
+/// policy, sequential order, no compensation, and init absent or already binary32 (no
+/// conversion, so no flag from it). The seed, block_size, splits and product_format do not enter
+/// this computation.
+inline bool dot_fast_applies(const accumulation& m, const std::optional<value>& init) {
+  return dot_fast_input(m.input) && (m.products == product_mode::exact || m.products == product_mode::fused) &&
+         m.accumulator == binary32 && m.accumulator_env.mode == rounding::nearest_even &&
+         m.accumulator_env.policy == policy{} && m.order == summation_order::sequential &&
+         m.compensation == compensation::none && (!init || init->fmt == binary32);
+}
+
+/// The dot product under m: the hardware path when it applies and accepts the data (no trace
+/// requested), else the engine. Both give the same bits and flags (tests/unit/test_dot_fast.cpp).
+template <class A, class B>
+value dot_impl(const accumulation& m, A a, B b, std::size_t n, const std::optional<value>& init, status* st,
+               trace* tr, std::uint64_t stream = 0) {
+  if (dot_fast_built && tr == nullptr && dot_fast_applies(m, init)) {
+    std::uint32_t r = 0;
+    status s{};
+    if (dot_f32_nearest(m.input, a, b, n, init ? static_cast<std::uint32_t>(init->bits) : 0u, r, s)) {
+      report(st, s);
+      return {binary32, r};
+    }
+  }
+  return dot_impl_general(m, a, b, n, init, st, tr, stream);
 }
 
 template <class R>
