@@ -108,7 +108,10 @@ std::vector<float> boundary_values() {
   for (u32 s : {0x00000000u, 0x00000001u, 0x007FFFFFu, 0x00800000u, 0x00400000u, 0x7F7FFFFFu, 0x7F800000u,
                 0x7FC00000u, 0x7FC00001u, 0x7F800001u, 0x7FA00000u, 0x7FBFFFFFu, 0x7FFFFFFFu, 0x3F800000u,
                 0x477FF000u, 0x477FEFFFu, 0x387FF000u, 0x387FEFFFu, 0x33000000u, 0x33000001u, 0x32FFFFFFu,
-                0x7F7F8000u, 0x7F7F7FFFu, 0x007FC000u, 0x007FBFFFu, 0x43E80000u, 0x43E7FFFFu, 0x43E80001u})
+                0x7F7F8000u, 0x7F7F7FFFu, 0x007FC000u, 0x007FBFFFu, 0x43E80000u, 0x43E7FFFFu, 0x43E80001u,
+                // binary16's directed-mode thresholds: 65504, 65536 (overflow), 2^-14 - 2^-25, 2^-14 (tiny)
+                0x477FE000u, 0x477FE001u, 0x477FFFFFu, 0x47800000u, 0x387FE000u, 0x387FE001u, 0x387FFFFFu,
+                0x38800000u, 0x7F7F0000u, 0x7F7F0001u, 0x7F7EFFFFu})
     v.push_back(f_of(s));
   const std::size_t n = v.size();
   for (std::size_t i = 0; i < n; ++i) v.push_back(-v[i]);
@@ -244,7 +247,8 @@ void check_flags_one_by_one(lf::rounding m) {
 }  // namespace
 
 TEST_CASE("convert: each element's flags, one special value at a time, every path") {
-  for (lf::rounding m : {lf::rounding::nearest_even, lf::rounding::toward_zero}) {
+  for (lf::rounding m : {lf::rounding::nearest_even, lf::rounding::nearest_away, lf::rounding::toward_zero,
+                         lf::rounding::upward, lf::rounding::downward, lf::rounding::odd}) {
     check_flags_one_by_one<lf::fp16>(m);
     check_flags_one_by_one<lf::bf16>(m);
     check_flags_one_by_one<lf::fp8_e4m3>(m);

@@ -89,11 +89,19 @@ std::uint32_t narrow_dispatch(const T* in, fp<F>* out, std::size_t n, lane_polic
                               std::uint64_t position) {
   [[maybe_unused]] const array_dispatch path = array_dispatch_in_use();
 #if defined(LIBFLOAT_ARRAY_X86)
-  if constexpr (F == binary16 && In == binary32 && M == rounding::nearest_even) {
+  if constexpr (F == binary16 && In == binary32 &&
+                (M == rounding::nearest_even || M == rounding::toward_zero || M == rounding::upward ||
+                 M == rounding::downward)) {
     if (pol.is_default()) {
-      if (path == array_dispatch::avx512) return f16_rne_f16c_avx512(in, out, n);
-      if (path == array_dispatch::avx2) return f16_rne_f16c_avx2(in, out, n);
+      if (path == array_dispatch::avx512) return f16_f16c_avx512<M>(in, out, n);
+      if constexpr (M == rounding::nearest_even)
+        if (path == array_dispatch::avx2) return f16_rne_f16c_avx2(in, out, n);
     }
+  }
+#endif
+#if defined(LIBFLOAT_ARRAY_X86)
+  if constexpr (F == bfloat16 && In == binary32 && trick_mode(M)) {
+    if (pol.is_default() && path == array_dispatch::avx512) return narrow_trick_avx512<F, M>(in, out, n);
   }
 #endif
   if constexpr (F == bfloat16 && In == binary32 && M == rounding::nearest_even) {

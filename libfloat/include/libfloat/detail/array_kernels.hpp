@@ -10,6 +10,10 @@
 //     lf::convert does). The flags are computed beside it from integer compares.
 //   - binary16 -> float: F16C VCVTPH2PS is exact.
 // Both run with MXCSR set to its default (DAZ/FTZ off) and restore the caller's MXCSR, flags included.
+// With AVX-512, F16C also converts float -> binary16 in the directed modes (VCVTPS2PH's rounding
+// immediate: toward zero, upward, downward), flags computed beside it as above. The AVX-512 loops
+// of float -> bfloat16 in every deterministic mode use integer bit tricks on blocks of normal-range
+// values and the core's lane elsewhere (narrow_trick_avx512, bf16_rne_blocks_avx512).
 // AVX512_BF16's VCVTNEPS2BF16 is not used: it flushes subnormal inputs and raises no flags.
 // Defining LIBFLOAT_ARRAY_NO_X86 leaves only the portable loops (to check a non-x86 build on x86).
 #pragma once
@@ -281,19 +285,60 @@ inline constexpr std::size_t wide_block = 1024;
   return _mm512_test_epi32_mask(all_bits, _mm512_set1_epi32(static_cast<int>(discarded))) != 0;
 }
 
-/// The complete flags of float -> binary16 nearest even over one block (see f16_overflow_from).
-[[LIBFLOAT_TARGET_AVX512]] inline std::uint32_t f16_rne_flags_avx512(const float* in, std::size_t n) {
+/// float -> binary16 with F16C in mode M (nearest even or a directed mode: VCVTPS2PH's rounding
+/// immediate, IEEE rounding with gradual underflow; overflow gives infinity or the largest finite
+/// value as IEEE says for the mode). Thresholds on a = |x| for its flags, per lane: "away" lanes
+/// are those whose magnitude rounds up (upward: positive x; downward: negative x), "truncating"
+/// lanes the others (toward zero: all). Overflow: a >= over_from (nearest even 65520 = 65504 +
+/// ulp/2; truncating 65536; away anything above 65504). Tiny after rounding (underflow when also
+/// inexact): a < tiny_below (nearest even 2^-14 - 2^-26; truncating 2^-14; away 2^-14 - 2^-25 and
+/// below, since larger values round up to 2^-14 at an unbounded exponent). Plain lanes, whose only
+/// possible flag is inexact (a discarded bit set): plain_lo <= a < plain_hi, every lane's range.
+template <rounding M>
+struct f16c_mode {
+  static_assert(M == rounding::nearest_even || M == rounding::toward_zero || M == rounding::upward ||
+                M == rounding::downward);
+  static constexpr int imm = M == rounding::nearest_even  ? _MM_FROUND_TO_NEAREST_INT
+                             : M == rounding::toward_zero ? _MM_FROUND_TO_ZERO
+                             : M == rounding::upward      ? _MM_FROUND_TO_POS_INF
+                                                          : _MM_FROUND_TO_NEG_INF;
+  static constexpr bool rne = M == rounding::nearest_even;
+  static constexpr std::uint32_t over_trunc = rne ? f16_overflow_from : 0x47800000u;
+  static constexpr std::uint32_t over_away = rne ? f16_overflow_from : 0x477FE001u;
+  static constexpr std::uint32_t tiny_trunc = rne ? f16_tiny_below : 0x38800000u;
+  static constexpr std::uint32_t tiny_away = rne ? f16_tiny_below : 0x387FE001u;
+  static constexpr std::uint32_t plain_lo = rne ? f16_tiny_below : 0x38800000u;
+  static constexpr std::uint32_t plain_hi = rne ? f16_overflow_from : 0x477FE001u;
+};
+
+/// The lanes of xb whose magnitude rounds away from zero under M (see f16c_mode).
+template <rounding M>
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline __mmask16 f16c_away_lanes(__m512i xb) {
+  if constexpr (M == rounding::upward) return static_cast<__mmask16>(~_mm512_movepi32_mask(xb));
+  else if constexpr (M == rounding::downward) return _mm512_movepi32_mask(xb);
+  else return 0;
+}
+
+/// The complete flags of float -> binary16 in mode M over one block (see f16c_mode).
+template <rounding M>
+[[LIBFLOAT_TARGET_AVX512]] inline std::uint32_t f16_flags_avx512(const float* in, std::size_t n) {
+  using T = f16c_mode<M>;
   const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
   const __m512i qnan = _mm512_set1_epi32(0x7FC00000);
-  const __m512i over_from = _mm512_set1_epi32(static_cast<int>(f16_overflow_from));
-  const __m512i tiny_lt = _mm512_set1_epi32(static_cast<int>(f16_tiny_below));
+  const __m512i over_trunc = _mm512_set1_epi32(static_cast<int>(T::over_trunc));
+  const __m512i over_away = _mm512_set1_epi32(static_cast<int>(T::over_away));
+  const __m512i tiny_trunc = _mm512_set1_epi32(static_cast<int>(T::tiny_trunc));
+  const __m512i tiny_away = _mm512_set1_epi32(static_cast<int>(T::tiny_away));
   __mmask16 ne = 0, tiny_ne = 0, over = 0, snan = 0;
   for (std::size_t i = 0; i + 16 <= n; i += 16) {
     const __m512 x = _mm512_loadu_ps(in + i);
     // (the masked forms with a full mask: GCC 12's unmasked ones warn -Wmaybe-uninitialized)
-    const __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, T::imm | _MM_FROUND_NO_EXC);
     const __m512i xb = _mm512_castps_si512(x);
     const __m512i a = _mm512_and_si512(xb, absmask);
+    const __mmask16 away = f16c_away_lanes<M>(xb);
+    const __m512i over_from = _mm512_mask_blend_epi32(away, over_trunc, over_away);
+    const __m512i tiny_lt = _mm512_mask_blend_epi32(away, tiny_trunc, tiny_away);
     const __mmask16 below_inf = _mm512_cmplt_epu32_mask(a, inf), above_inf = _mm512_cmpgt_epu32_mask(a, inf);
     const __mmask16 d = _mm512_mask_cmpneq_epi32_mask(
         below_inf, _mm512_castps_si512(_mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, h)), xb);
@@ -305,18 +350,23 @@ inline constexpr std::size_t wide_block = 1024;
   return f16_flags_from(ne != 0, tiny_ne != 0, over != 0, snan != 0);
 }
 
-[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] inline std::uint32_t f16_rne_f16c_avx512(const float* in, fp16* out,
-                                                                                   std::size_t n) {
+template <rounding M>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t f16_f16c_avx512(const float* in, fp16* out, std::size_t n) {
+  using T = f16c_mode<M>;
   const mxcsr_guard guard;
   const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
   std::uint32_t flags = 0;
   std::size_t b = 0;
+  for (; b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0; ++b) {  // up to a cache line: no split loads
+    const auto r = narrow_lane<binary16, binary32, M>(std::bit_cast<std::uint32_t>(in[b]), 0, {}, flags);
+    out[b] = fp16::from_bits(static_cast<std::uint16_t>(r));
+  }
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     __m512i min_a1 = _mm512_set1_epi32(-1), max_a = _mm512_setzero_si512(), all_bits = max_a;
     for (std::size_t i = b; i < b + m; i += 16) {
       const __m512 x = _mm512_loadu_ps(in + i);
-      const __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      const __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, T::imm | _MM_FROUND_NO_EXC);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), h);
       const __m512i xb = _mm512_castps_si512(x);
       const __m512i a = _mm512_and_si512(xb, absmask);
@@ -324,11 +374,11 @@ inline constexpr std::size_t wide_block = 1024;
       max_a = _mm512_max_epu32(max_a, a);
       all_bits = _mm512_or_si512(all_bits, xb);
     }
-    if (block_needs_full_avx512(min_a1, max_a, f16_tiny_below, f16_overflow_from, flags)) {
-      flags |= f16_rne_flags_avx512(in + b, m);
+    if (block_needs_full_avx512(min_a1, max_a, T::plain_lo, T::plain_hi, flags)) {
+      flags |= f16_flags_avx512<M>(in + b, m);
     } else if (any_bits_avx512(all_bits, 0x1FFFu)) {
-      // plain lanes, 2^-14 - 2^-26 <= |x| < 65520: inexact iff one of the 13 discarded bits is set
-      // (just below 2^-14, where 14 bits are discarded, bit 12 is always set)
+      // plain lanes: inexact iff one of the 13 discarded bits is set (nearest even also takes
+      // 2^-14 - 2^-26 <= |x| < 2^-14, where 14 bits are discarded and bit 12 is always set)
       flags |= to_bits(status::inexact);
     }
     if (m < wide_block) {
@@ -337,7 +387,7 @@ inline constexpr std::size_t wide_block = 1024;
     }
   }
   for (; b < n; ++b) {  // the tail: the core's lane
-    const auto r = narrow_lane<binary16, binary32, rounding::nearest_even>(std::bit_cast<std::uint32_t>(in[b]), 0, {}, flags);
+    const auto r = narrow_lane<binary16, binary32, M>(std::bit_cast<std::uint32_t>(in[b]), 0, {}, flags);
     out[b] = fp16::from_bits(static_cast<std::uint16_t>(r));
   }
   return flags;
@@ -354,6 +404,8 @@ inline constexpr std::uint32_t bf16_overflow_from = 0x7F7F8000u;  // max + ulp/2
   const __m512i round = _mm512_set1_epi32(0x7FFF);
   std::uint32_t flags = 0;
   std::size_t b = 0;
+  while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
+  flags |= bf16_rne_loop(in, out, b);
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     __m512i min_a1 = _mm512_set1_epi32(-1), max_a = _mm512_setzero_si512(), all_bits = max_a;
@@ -381,6 +433,72 @@ inline constexpr std::uint32_t bf16_overflow_from = 0x7F7F8000u;  // max + ulp/2
     }
   }
   return flags | bf16_rne_loop(in + b, out + b, n - b);
+}
+
+/// The rounding modes narrow_trick_avx512 takes (nearest even has the kernels above).
+constexpr bool trick_mode(rounding m) {
+  return m == rounding::toward_zero || m == rounding::upward || m == rounding::downward ||
+         m == rounding::nearest_away || m == rounding::odd;
+}
+
+/// float -> bfloat16 (or binary16) in a directed mode, nearest-away or odd, default policy. On a
+/// block whose nonzero lanes all have normal results, lo <= |x| <= hi (hi: F's largest finite
+/// value, so nothing overflows; no NaN or infinity), the result is integer arithmetic on the float
+/// encoding: rebias the exponent, add the mode's increment below the kept bits (away from zero:
+/// all ones; nearest-away: half), shift (a carry out of the fraction runs into the exponent, as it
+/// should), then odd sets the last bit when a discarded bit is set; zeros keep their sign. The only
+/// flag there is inexact (a discarded bit set). Any other block is redone by the core's lane
+/// (narrow_loop), results and flags. array.hpp uses it for bfloat16, whose normal range is
+/// binary32's; for binary16 data with values in its subnormal range almost every block would be
+/// redone (the directed modes use F16C instead, f16_f16c_avx512).
+template <format F, rounding M>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t narrow_trick_avx512(const float* in, fp<F>* out, std::size_t n) {
+  static_assert((F == binary16 || F == bfloat16) && trick_mode(M));
+  constexpr bool half = F == binary16;
+  constexpr int shift = half ? 13 : 16;                             // float fraction bits dropped
+  constexpr std::uint32_t discarded = (1u << shift) - 1;
+  constexpr std::uint32_t rebias = half ? 0x38000000u : 0u;          // (127 - 15) << 23 for binary16
+  constexpr std::uint32_t lo = half ? 0x38800000u : 0x00800000u;     // F's smallest normal, 2^-14 / 2^-126
+  constexpr std::uint32_t hi = half ? 0x477FE000u : 0x7F7F0000u;     // F's largest finite, 65504 / ~3.39e38
+  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+  const __m512i vrebias = _mm512_set1_epi32(static_cast<int>(rebias)), vdisc = _mm512_set1_epi32(static_cast<int>(discarded));
+  const __m512i vhalf = _mm512_set1_epi32(static_cast<int>(1u << (shift - 1))), signbit = _mm512_set1_epi32(0x8000);
+  std::uint32_t flags = 0;
+  std::size_t b = 0;
+  while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
+  flags |= narrow_loop<F, binary32, M, true>(in, out, b, lane_policy{}, 0, 0);
+  for (; b + 16 <= n; b += wide_block) {
+    const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
+    __m512i min_a1 = _mm512_set1_epi32(-1), max_a = _mm512_setzero_si512(), all_bits = max_a;
+    for (std::size_t i = b; i < b + m; i += 16) {
+      const __m512i xb = _mm512_loadu_si512(in + i);
+      const __m512i a = _mm512_and_si512(xb, absmask);
+      const __mmask16 negative = _mm512_movepi32_mask(xb);
+      __m512i inc;
+      if constexpr (M == rounding::toward_zero || M == rounding::odd) inc = _mm512_setzero_si512();
+      else if constexpr (M == rounding::nearest_away) inc = vhalf;
+      else if constexpr (M == rounding::upward) inc = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~negative), vdisc);
+      else inc = _mm512_maskz_mov_epi32(negative, vdisc);
+      __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_sub_epi32(a, vrebias), inc), shift);
+      if constexpr (M == rounding::odd) r = _mm512_mask_or_epi32(r, _mm512_test_epi32_mask(a, vdisc), r, one);
+      r = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(a, a), r);  // zeros: +-0
+      r = _mm512_or_si512(r, _mm512_and_si512(_mm512_srli_epi32(xb, 16), signbit));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtepi32_epi16(r));
+      min_a1 = _mm512_min_epu32(min_a1, _mm512_sub_epi32(a, one));
+      max_a = _mm512_max_epu32(max_a, a);
+      all_bits = _mm512_or_si512(all_bits, xb);
+    }
+    if (_mm512_reduce_min_epu32(min_a1) < lo - 1 || _mm512_reduce_max_epu32(max_a) > hi) {
+      flags |= narrow_loop<F, binary32, M, true>(in + b, out + b, m, lane_policy{}, 0, 0);  // rewrites the block
+    } else if (any_bits_avx512(all_bits, discarded)) {
+      flags |= to_bits(status::inexact);
+    }
+    if (m < wide_block) {
+      b += m;
+      break;
+    }
+  }
+  return flags | narrow_loop<F, binary32, M, true>(in + b, out + b, n - b, lane_policy{}, 0, 0);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
