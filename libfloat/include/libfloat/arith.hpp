@@ -411,9 +411,12 @@ constexpr named_id named_id_of(const format& f) {
 /// One out-of-line instantiation per (operation, named format, mode): F == lf::format{} is the
 /// generic code; M >= 0 fixes the rounding mode to rounding(M), so every deterministic mode gets
 /// its own folded code (M == -1: stochastic, whose random bits come from the env at run time).
+/// In a constant expression the entry points take the generic inline code instead (the same core,
+/// the mode read from the env), so the *_of functions themselves need not be constexpr: that lets a
+/// program compile them once (LIBFLOAT_SEPARATE_RUNTIME below).
 #define LIBFLOAT_RUNTIME_ENTRY(name, params, outer_args, inner_args)                              \
   template <format F, int M>                                                                      \
-  [[gnu::noinline]] constexpr bits_t name##_of(const format& f, LIBFLOAT_UNPAREN params) {         \
+  [[gnu::noinline]] bits_t name##_of(const format& f, LIBFLOAT_UNPAREN params) {                   \
     env e = e_in;                                                                                 \
     if constexpr (M >= 0) e.mode = static_cast<rounding>(M);                                      \
     if constexpr (F == format{}) return name##_inline(f, LIBFLOAT_UNPAREN inner_args);            \
@@ -421,6 +424,7 @@ constexpr named_id named_id_of(const format& f) {
   }                                                                                               \
   template <format F>                                                                             \
   LIBFLOAT_INLINE constexpr bits_t name##_mode(const format& f, LIBFLOAT_UNPAREN params) {         \
+    if (std::is_constant_evaluated()) return name##_inline(f, LIBFLOAT_UNPAREN outer_args);      \
     switch (e_in.mode) {                                                                          \
       case rounding::nearest_even: return name##_of<F, int(rounding::nearest_even)>(f, LIBFLOAT_UNPAREN outer_args); \
       case rounding::nearest_away: return name##_of<F, int(rounding::nearest_away)>(f, LIBFLOAT_UNPAREN outer_args); \
@@ -433,6 +437,7 @@ constexpr named_id named_id_of(const format& f) {
     return name##_of<F, -1>(f, LIBFLOAT_UNPAREN outer_args);                                      \
   }                                                                                               \
   constexpr bits_t name##_named(const format& f, LIBFLOAT_UNPAREN params) {                        \
+    if (std::is_constant_evaluated()) return name##_inline(f, LIBFLOAT_UNPAREN outer_args);      \
     switch (named_id_of(f)) {                                                                     \
       case named_id::binary16: return name##_mode<lf::binary16>(f, LIBFLOAT_UNPAREN outer_args);  \
       case named_id::bfloat16: return name##_mode<lf::bfloat16>(f, LIBFLOAT_UNPAREN outer_args);  \
@@ -455,6 +460,32 @@ LIBFLOAT_RUNTIME_ENTRY(fma, (bits_t a, bits_t b, bits_t c, const env& e_in, stat
                        (a, b, c, e, st))
 #undef LIBFLOAT_UNPAREN
 #undef LIBFLOAT_RUNTIME_ENTRY
+
+// The (format, mode) instantiations above: 6 operations x (7 named formats x 7 modes + the generic
+// code) = 300 functions, about 7 s of compile time per operation in every translation unit that
+// calls a run-time-format operation (lf::add(format, ...), sum, dot, the matrix units...).
+// A program may compile them once instead: define LIBFLOAT_SEPARATE_RUNTIME in every translation
+// unit (they then only declare them, extern template) and include <libfloat/runtime_instances.hpp>
+// in exactly one .cpp file, which defines them. The code is the same; only where it is compiled
+// changes. libfloat's own tests, tools and quiz build this way (target libfloat_runtime).
+#define LIBFLOAT_RUNTIME_INSTANCES_OF(X, F)                                                      \
+  X(F, 0) X(F, 1) X(F, 2) X(F, 3) X(F, 4) X(F, 5) X(F, -1)
+#define LIBFLOAT_RUNTIME_INSTANCES(X)                                                             \
+  LIBFLOAT_RUNTIME_INSTANCES_OF(X, lf::binary16) LIBFLOAT_RUNTIME_INSTANCES_OF(X, lf::bfloat16)    \
+  LIBFLOAT_RUNTIME_INSTANCES_OF(X, lf::binary32) LIBFLOAT_RUNTIME_INSTANCES_OF(X, lf::binary64)    \
+  LIBFLOAT_RUNTIME_INSTANCES_OF(X, lf::tfloat32) LIBFLOAT_RUNTIME_INSTANCES_OF(X, lf::float8_e4m3fn) \
+  LIBFLOAT_RUNTIME_INSTANCES_OF(X, lf::float8_e5m2) X(format{}, -1)
+#define LIBFLOAT_RUNTIME_DECLARE(prefix, F, M)                                                   \
+  prefix template bits_t add_of<F, M>(const format&, bits_t, bits_t, const env&, status&);       \
+  prefix template bits_t sub_of<F, M>(const format&, bits_t, bits_t, const env&, status&);       \
+  prefix template bits_t mul_of<F, M>(const format&, bits_t, bits_t, const env&, status&);       \
+  prefix template bits_t div_of<F, M>(const format&, bits_t, bits_t, const env&, status&);       \
+  prefix template bits_t sqrt_of<F, M>(const format&, bits_t, const env&, status&);              \
+  prefix template bits_t fma_of<F, M>(const format&, bits_t, bits_t, bits_t, const env&, status&);
+#define LIBFLOAT_RUNTIME_EXTERN(F, M) LIBFLOAT_RUNTIME_DECLARE(extern, F, M)
+#if defined(LIBFLOAT_SEPARATE_RUNTIME)
+LIBFLOAT_RUNTIME_INSTANCES(LIBFLOAT_RUNTIME_EXTERN)
+#endif
 
 }  // namespace detail
 
