@@ -220,6 +220,38 @@ void check_planted() {
   }
 }
 
+/// Two special values: the first (at 5, in the first 1024-block) raises flags that let the AVX-512
+/// kernels drop accumulators from later blocks (scan_level in detail/array_kernels.hpp: after
+/// inexact, no OR; after underflow too, no minimum; after overflow and invalid too, nothing); the
+/// second (at 1500, in the second block) must still raise whatever flag it adds. Every mode the
+/// F16C and bit-trick kernels take.
+template <typename T>
+void check_planted_pairs() {
+  constexpr lf::format F = T::fmt;
+  const float firsts[] = {1.0f + 0x1p-20f, 0x1p-30f, 70000.0f, 1e30f, f_of(0x7F800001u), 0x1p-140f};
+  const float seconds[] = {f_of(0x387FEFFFu), f_of(0x00000001u), 0x1p-30f, -0x1p-20f, 0x1.8p-24f, 1e30f, -65520.0f,
+                           70000.0f, f_of(0x7FC00123u), f_of(0x7F800001u), f_of(0x7F7FFFFFu), f_of(0x007FBFFFu),
+                           1.0f + 0x1p-20f};
+  for (auto d : paths()) {
+    const dispatch_scope scope(d);
+    std::vector<float> in(2200);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(1 + i % 3);
+    for (float s1 : firsts)
+      for (float s3 : {0.0f, 0x1p-30f})  // with the second: also a tiny value, so that underflow is raised
+        for (float s2 : seconds)
+          for (lf::rounding m : {lf::rounding::nearest_even, lf::rounding::toward_zero, lf::rounding::upward,
+                                 lf::rounding::downward, lf::rounding::nearest_away, lf::rounding::odd}) {
+            std::vector<float> v = in;
+            v[5] = s1;
+            v[6] = s3;
+            v[1500] = s2;
+            check_against_core<T>(v, m, lf::policy{}, 5,
+                                  describe(d, m, 0, F) + " planted " + hex(bits_of(s1)) + ", " + hex(bits_of(s3)) +
+                                      " at 5, 6 and " + hex(bits_of(s2)) + " at 1500");
+          }
+  }
+}
+
 /// Each boundary value alone among 63 exact ones (1.0): the span's flags are that value's flags, so
 /// every element's flags are checked, through the vector loops (64 elements: no scalar tail).
 template <typename T>
@@ -275,6 +307,11 @@ TEST_CASE("convert: a special value planted in a block of ordinary ones still ra
   check_planted<lf::fp16>();
   check_planted<lf::bf16>();
   check_planted<lf::fp8_e4m3>();
+}
+
+TEST_CASE("convert: flags raised in one block do not hide those of a later block (two planted values)") {
+  check_planted_pairs<lf::fp16>();
+  check_planted_pairs<lf::bf16>();
 }
 
 TEST_CASE("convert: double input equals the scalar core, every format and mode") {

@@ -177,6 +177,9 @@ LIBFLOAT_INLINE std::uint32_t bf16_rne_loop(const T* in, bf16* out, std::size_t 
 #if defined(LIBFLOAT_ARRAY_X86)
 #define LIBFLOAT_TARGET_AVX2 gnu::target("avx2,f16c,fma,bmi,bmi2,popcnt")
 #define LIBFLOAT_TARGET_AVX512 gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,bmi,bmi2,popcnt")
+// A lambda's call operator does not inherit its enclosing function's target: it is given it here.
+#define LIBFLOAT_LAMBDA_AVX512 \
+  __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,bmi,bmi2,popcnt")))
 
 template <format F, format In, rounding M, bool Plain, typename T>
 [[gnu::noinline, LIBFLOAT_TARGET_AVX2]] std::uint32_t narrow_avx2(const T* in, fp<F>* out, std::size_t n,
@@ -280,6 +283,58 @@ inline constexpr std::size_t wide_block = 1024;
   return (tiny && !raised(status::underflow)) || (high && !raised(status::overflow)) || (nan && !raised(status::invalid));
 }
 
+/// The accumulators of one block: min(|x| - 1), max(|x|) and the OR of the inputs, each left at its
+/// neutral value (all ones, zero, zero) when the flags already raised make it useless.
+struct block_scan {
+  __m512i min_a1, max_a, all_bits;
+};
+
+/// How much of block_scan a block needs, given the flags raised so far: the OR only while inexact
+/// is not raised (on plain lanes it is the only flag); min(|x| - 1) (tiny lanes) while underflow or
+/// inexact is not; max(|x|) (lanes >= hi, and NaNs) while overflow, inexact or invalid is not, or
+/// always when a NaN lane must be redone (`nan_redo`). Level 0: everything; 1: min and max; 2: max;
+/// 3: nothing.
+constexpr int scan_level(std::uint32_t flags, bool nan_redo) {
+  const auto raised = [flags](status s) { return (flags & to_bits(s)) != 0; };
+  if (!raised(status::inexact)) return 0;
+  if (!raised(status::underflow)) return 1;
+  if (nan_redo || !raised(status::overflow) || !raised(status::invalid)) return 2;
+  return 3;
+}
+
+/// Runs one block: for each 16 lanes, convert(i, x) converts and stores them, and the accumulators
+/// of level L (scan_level) are updated.
+template <int L, class Convert>
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline block_scan scan_block(const float* in, std::size_t b, std::size_t m,
+                                                                           Convert convert) {
+  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+  block_scan acc{_mm512_set1_epi32(-1), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (std::size_t i = b; i < b + m; i += 16) {
+    const __m512i xb = _mm512_loadu_si512(in + i);
+    convert(i, xb);
+    if constexpr (L <= 2) {
+      const __m512i a = _mm512_and_si512(xb, absmask);
+      acc.max_a = _mm512_max_epu32(acc.max_a, a);
+      if constexpr (L <= 1) acc.min_a1 = _mm512_min_epu32(acc.min_a1, _mm512_sub_epi32(a, one));
+    }
+    if constexpr (L == 0) acc.all_bits = _mm512_or_si512(acc.all_bits, xb);
+  }
+  return acc;
+}
+
+/// scan_block at the level the flags call for.
+template <class Convert>
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline block_scan scan_block_for(std::uint32_t flags, bool nan_redo,
+                                                                               const float* in, std::size_t b,
+                                                                               std::size_t m, Convert convert) {
+  switch (scan_level(flags, nan_redo)) {
+    case 0: return scan_block<0>(in, b, m, convert);
+    case 1: return scan_block<1>(in, b, m, convert);
+    case 2: return scan_block<2>(in, b, m, convert);
+    default: return scan_block<3>(in, b, m, convert);
+  }
+}
+
 /// Whether the OR of a plain block's inputs has one of the `discarded` bits set.
 [[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool any_bits_avx512(__m512i all_bits, std::uint32_t discarded) {
   return _mm512_test_epi32_mask(all_bits, _mm512_set1_epi32(static_cast<int>(discarded))) != 0;
@@ -354,7 +409,6 @@ template <rounding M>
 [[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t f16_f16c_avx512(const float* in, fp16* out, std::size_t n) {
   using T = f16c_mode<M>;
   const mxcsr_guard guard;
-  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
   std::uint32_t flags = 0;
   std::size_t b = 0;
   for (; b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0; ++b) {  // up to a cache line: no split loads
@@ -363,20 +417,14 @@ template <rounding M>
   }
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
-    __m512i min_a1 = _mm512_set1_epi32(-1), max_a = _mm512_setzero_si512(), all_bits = max_a;
-    for (std::size_t i = b; i < b + m; i += 16) {
-      const __m512 x = _mm512_loadu_ps(in + i);
-      const __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, T::imm | _MM_FROUND_NO_EXC);
+    const block_scan acc = scan_block_for(flags, false, in, b, m, [out](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
+      const __m256i h =
+          _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, _mm512_castsi512_ps(xb), T::imm | _MM_FROUND_NO_EXC);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), h);
-      const __m512i xb = _mm512_castps_si512(x);
-      const __m512i a = _mm512_and_si512(xb, absmask);
-      min_a1 = _mm512_min_epu32(min_a1, _mm512_sub_epi32(a, one));
-      max_a = _mm512_max_epu32(max_a, a);
-      all_bits = _mm512_or_si512(all_bits, xb);
-    }
-    if (block_needs_full_avx512(min_a1, max_a, T::plain_lo, T::plain_hi, flags)) {
+    });
+    if (block_needs_full_avx512(acc.min_a1, acc.max_a, T::plain_lo, T::plain_hi, flags)) {
       flags |= f16_flags_avx512<M>(in + b, m);
-    } else if (any_bits_avx512(all_bits, 0x1FFFu)) {
+    } else if (any_bits_avx512(acc.all_bits, 0x1FFFu)) {
       // plain lanes: inexact iff one of the 13 discarded bits is set (nearest even also takes
       // 2^-14 - 2^-26 <= |x| < 2^-14, where 14 bits are discarded and bit 12 is always set)
       flags |= to_bits(status::inexact);
@@ -400,31 +448,24 @@ inline constexpr std::uint32_t bf16_overflow_from = 0x7F7F8000u;  // max + ulp/2
 
 [[gnu::noinline, LIBFLOAT_TARGET_AVX512]] inline std::uint32_t bf16_rne_blocks_avx512(const float* in, bf16* out,
                                                                                       std::size_t n) {
-  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
-  const __m512i round = _mm512_set1_epi32(0x7FFF);
+  const __m512i one = _mm512_set1_epi32(1), round = _mm512_set1_epi32(0x7FFF);
   std::uint32_t flags = 0;
   std::size_t b = 0;
   while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
   flags |= bf16_rne_loop(in, out, b);
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
-    __m512i min_a1 = _mm512_set1_epi32(-1), max_a = _mm512_setzero_si512(), all_bits = max_a;
-    for (std::size_t i = b; i < b + m; i += 16) {
-      const __m512i xb = _mm512_loadu_si512(in + i);
+    const block_scan acc = scan_block_for(flags, true, in, b, m, [out, round, one](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
       // (x + 0x7FFF + ((x >> 16) & 1)) >> 16: fast.hpp's f32_to_bf16_bits_rne for non-NaN x
       const __m512i r = _mm512_srli_epi32(
           _mm512_add_epi32(_mm512_add_epi32(xb, round), _mm512_and_si512(_mm512_srli_epi32(xb, 16), one)), 16);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtepi32_epi16(r));
-      const __m512i a = _mm512_and_si512(xb, absmask);
-      min_a1 = _mm512_min_epu32(min_a1, _mm512_sub_epi32(a, one));
-      max_a = _mm512_max_epu32(max_a, a);
-      all_bits = _mm512_or_si512(all_bits, xb);
-    }
+    });
     // A NaN lane needs the select the trick lacks: such a block is always redone.
-    if (_mm512_reduce_max_epu32(max_a) > 0x7F800000u ||
-        block_needs_full_avx512(min_a1, max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
+    if (_mm512_reduce_max_epu32(acc.max_a) > 0x7F800000u ||
+        block_needs_full_avx512(acc.min_a1, acc.max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
       flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block, NaNs included
-    } else if (any_bits_avx512(all_bits, 0xFFFFu)) {
+    } else if (any_bits_avx512(acc.all_bits, 0xFFFFu)) {
       flags |= to_bits(status::inexact);
     }
     if (m < wide_block) {
