@@ -66,7 +66,7 @@ u32 bits_of(float f) { return std::bit_cast<u32>(f); }
 /// All dispatch paths this CPU offers (portable always).
 std::vector<lf::array_dispatch> paths() {
   std::vector<lf::array_dispatch> out{lf::array_dispatch::portable};
-  for (auto d : {lf::array_dispatch::avx2, lf::array_dispatch::avx512}) {
+  for (auto d : {lf::array_dispatch::avx2, lf::array_dispatch::avx512, lf::array_dispatch::avx512_bf16}) {
     const auto prev = lf::set_array_dispatch(d);
     if (lf::array_dispatch_in_use() == d) out.push_back(d);
     lf::set_array_dispatch(prev);

@@ -76,7 +76,7 @@ template <format F, format In, rounding M, bool Plain, typename T>
 std::uint32_t narrow_path(array_dispatch path, const T* in, fp<F>* out, std::size_t n, lane_policy pol,
                           std::uint64_t key, std::uint32_t idx0) {
 #if defined(LIBFLOAT_ARRAY_X86)
-  if (path == array_dispatch::avx512) return narrow_avx512<F, In, M, Plain>(in, out, n, pol, key, idx0);
+  if (is_avx512(path)) return narrow_avx512<F, In, M, Plain>(in, out, n, pol, key, idx0);
   if (path == array_dispatch::avx2) return narrow_avx2<F, In, M, Plain>(in, out, n, pol, key, idx0);
 #endif
   (void)path;
@@ -93,7 +93,7 @@ std::uint32_t narrow_dispatch(const T* in, fp<F>* out, std::size_t n, lane_polic
                 (M == rounding::nearest_even || M == rounding::toward_zero || M == rounding::upward ||
                  M == rounding::downward)) {
     if (pol.is_default()) {
-      if (path == array_dispatch::avx512) return f16_f16c_avx512<M>(in, out, n);
+      if (is_avx512(path)) return f16_f16c_avx512<M>(in, out, n);
       if constexpr (M == rounding::nearest_even)
         if (path == array_dispatch::avx2) return f16_rne_f16c_avx2(in, out, n);
     }
@@ -101,13 +101,14 @@ std::uint32_t narrow_dispatch(const T* in, fp<F>* out, std::size_t n, lane_polic
 #endif
 #if defined(LIBFLOAT_ARRAY_X86)
   if constexpr (F == bfloat16 && In == binary32 && trick_mode(M)) {
-    if (pol.is_default() && path == array_dispatch::avx512) return narrow_trick_avx512<F, M>(in, out, n);
+    if (pol.is_default() && is_avx512(path)) return narrow_trick_avx512<F, M>(in, out, n);
   }
 #endif
   if constexpr (F == bfloat16 && In == binary32 && M == rounding::nearest_even) {
     if (pol.is_default()) {
 #if defined(LIBFLOAT_ARRAY_X86)
-      if (path == array_dispatch::avx512) return bf16_rne_blocks_avx512(in, out, n);
+      if (path == array_dispatch::avx512_bf16) return bf16_rne_blocks_avx512<true>(in, out, n);
+      if (path == array_dispatch::avx512) return bf16_rne_blocks_avx512<false>(in, out, n);
       if (path == array_dispatch::avx2) return bf16_rne_avx2(in, out, n);
 #endif
       return bf16_rne_portable(in, out, n);

@@ -43,6 +43,7 @@ enum class array_dispatch : std::uint8_t {
   portable,   ///< plain C++ built with the program's own compiler flags; no run-time-selected instructions
   avx2,       ///< x86 AVX2 + F16C
   avx512,     ///< x86 AVX-512 F/BW/VL/DQ (+ F16C)
+  avx512_bf16,  ///< avx512, and AVX512_BF16's VCVTNEPS2BF16 for float -> bfloat16 nearest even
 };
 
 namespace detail {
@@ -52,6 +53,7 @@ namespace detail {
 struct cpu_caps {
   bool avx2_f16c = false;
   bool avx512 = false;
+  bool avx512_bf16 = false;
 };
 
 /// cpuid rather than __builtin_cpu_supports, which older Clang lacks for "f16c"; checks that the
@@ -71,6 +73,7 @@ inline cpu_caps detect_cpu() {
   const bool zmm_state = (lo & 0xE6u) == 0xE6u;  // + opmask, ZMM_Hi256, Hi16_ZMM
   c.avx512 = c.avx2_f16c && zmm_state && (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) &&
              (b & bit_AVX512DQ);
+  c.avx512_bf16 = c.avx512 && __get_cpuid_count(7, 1, &a, &b, &cx, &d) && (a & (1u << 5)) != 0;  // EAX bit 5
 #endif
   return c;
 }
@@ -88,22 +91,32 @@ inline std::atomic<array_dispatch>& dispatch_request() {
 }  // namespace detail
 
 /// Forces the span kernels onto one path, for tests and benchmarks; returns the previous request.
-/// A path the CPU lacks falls back to the best one below it (avx512 -> avx2 -> portable). Every path
+/// A path the CPU lacks falls back to the best one below it (avx512_bf16 -> avx512 -> avx2 -> portable). Every path
 /// gives the same bits and flags. Process-wide; not meant to be changed while other threads convert.
 inline array_dispatch set_array_dispatch(array_dispatch d) noexcept { return detail::dispatch_request().exchange(d); }
 
-/// The path the span kernels take now: portable, avx2 or avx512 (never automatic).
+/// The path the span kernels take now: portable, avx2, avx512 or avx512_bf16 (never automatic).
 inline array_dispatch array_dispatch_in_use() noexcept {
   const auto& c = detail::cpu();
-  const array_dispatch best = c.avx512 ? array_dispatch::avx512 : c.avx2_f16c ? array_dispatch::avx2 : array_dispatch::portable;
+  const array_dispatch upto_avx2 = c.avx2_f16c ? array_dispatch::avx2 : array_dispatch::portable;
+  const array_dispatch upto_avx512 = c.avx512 ? array_dispatch::avx512 : upto_avx2;
+  const array_dispatch best = c.avx512_bf16 ? array_dispatch::avx512_bf16 : upto_avx512;
   switch (detail::dispatch_request().load(std::memory_order_relaxed)) {
     case array_dispatch::automatic: return best;
     case array_dispatch::portable: return array_dispatch::portable;
-    case array_dispatch::avx2: return c.avx2_f16c ? array_dispatch::avx2 : array_dispatch::portable;
-    case array_dispatch::avx512: return best;
+    case array_dispatch::avx2: return upto_avx2;
+    case array_dispatch::avx512: return upto_avx512;
+    case array_dispatch::avx512_bf16: return best;
   }
   return array_dispatch::portable;
 }
+
+namespace detail {
+/// Whether `path` runs the AVX-512 kernels (with or without AVX512_BF16).
+constexpr bool is_avx512(array_dispatch path) {
+  return path == array_dispatch::avx512 || path == array_dispatch::avx512_bf16;
+}
+}  // namespace detail
 
 /// "automatic", "portable", "avx2", "avx512".
 constexpr const char* array_dispatch_name(array_dispatch d) {
@@ -112,6 +125,7 @@ constexpr const char* array_dispatch_name(array_dispatch d) {
     case array_dispatch::portable: return "portable";
     case array_dispatch::avx2: return "avx2";
     case array_dispatch::avx512: return "avx512";
+    case array_dispatch::avx512_bf16: return "avx512_bf16";
   }
   return "?";
 }
@@ -441,30 +455,43 @@ template <rounding M>
   return flags;
 }
 
-/// float -> bfloat16 nearest even: the bit trick on plain blocks (no NaN there, so no select),
-/// bf16_rne_loop (NaN case and complete flags) on the others.
+/// float -> bfloat16 nearest even on blocks, bf16_rne_loop (the core's lane: every case, complete
+/// flags) redoing the blocks that need it. Without Hw: the bit trick (x + 0x7FFF + lsb) >> 16, which
+/// lacks the NaN select, so blocks with a NaN are redone. With Hw (AVX512_BF16): VCVTNEPS2BF16,
+/// which rounds to nearest even and quiets a NaN as the core does ((x >> 16) | 0x40), but reads
+/// subnormal inputs as zero, so blocks with a nonzero |x| < 2^-126 are redone. It is issued
+/// through inline assembly so that the function needs no avx512bf16 target (array.hpp calls it only
+/// when the CPU has the instruction).
 inline constexpr std::uint32_t bf16_tiny_below = 0x007FC000u;    // 2^-126 - 2^-135: tiny after rounding below
 inline constexpr std::uint32_t bf16_overflow_from = 0x7F7F8000u;  // max + ulp/2: overflows from here
 
-[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] inline std::uint32_t bf16_rne_blocks_avx512(const float* in, bf16* out,
-                                                                                      std::size_t n) {
+template <bool Hw>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t bf16_rne_blocks_avx512(const float* in, bf16* out, std::size_t n) {
   const __m512i one = _mm512_set1_epi32(1), round = _mm512_set1_epi32(0x7FFF);
   std::uint32_t flags = 0;
   std::size_t b = 0;
   while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
   flags |= bf16_rne_loop(in, out, b);
+  const auto convert = [out, round, one](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
+    __m256i r;
+    if constexpr (Hw) {
+      __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(xb));
+    } else {
+      // (x + 0x7FFF + ((x >> 16) & 1)) >> 16: fast.hpp's f32_to_bf16_bits_rne for non-NaN x
+      r = _mm512_cvtepi32_epi16(_mm512_srli_epi32(
+          _mm512_add_epi32(_mm512_add_epi32(xb, round), _mm512_and_si512(_mm512_srli_epi32(xb, 16), one)), 16));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), r);
+  };
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
-    const block_scan acc = scan_block_for(flags, true, in, b, m, [out, round, one](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
-      // (x + 0x7FFF + ((x >> 16) & 1)) >> 16: fast.hpp's f32_to_bf16_bits_rne for non-NaN x
-      const __m512i r = _mm512_srli_epi32(
-          _mm512_add_epi32(_mm512_add_epi32(xb, round), _mm512_and_si512(_mm512_srli_epi32(xb, 16), one)), 16);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtepi32_epi16(r));
-    });
-    // A NaN lane needs the select the trick lacks: such a block is always redone.
-    if (_mm512_reduce_max_epu32(acc.max_a) > 0x7F800000u ||
-        block_needs_full_avx512(acc.min_a1, acc.max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
-      flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block, NaNs included
+    // Hw needs the minimum (subnormal inputs) in every block; the trick needs the maximum (NaNs).
+    const block_scan acc = Hw && scan_level(flags, false) > 1 ? scan_block<1>(in, b, m, convert)
+                                                              : scan_block_for(flags, !Hw, in, b, m, convert);
+    const bool redo = Hw ? _mm512_reduce_min_epu32(acc.min_a1) < 0x007FFFFFu   // a nonzero subnormal input
+                         : _mm512_reduce_max_epu32(acc.max_a) > 0x7F800000u;   // a NaN
+    if (redo || block_needs_full_avx512(acc.min_a1, acc.max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
+      flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block
     } else if (any_bits_avx512(acc.all_bits, 0xFFFFu)) {
       flags |= to_bits(status::inexact);
     }
