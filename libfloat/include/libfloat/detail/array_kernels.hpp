@@ -363,12 +363,15 @@ template <class Convert>
 /// inexact): a < tiny_below (nearest even 2^-14 - 2^-26; truncating 2^-14; away 2^-14 - 2^-25 and
 /// below, since larger values round up to 2^-14 at an unbounded exponent). Plain lanes, whose only
 /// possible flag is inexact (a discarded bit set): plain_lo <= a < plain_hi, every lane's range.
+/// Round to odd is truncation (the toward-zero immediate) with the last bit set when the result is
+/// inexact, which is the same on the subnormal grid and gives the largest finite value on overflow;
+/// its flags are truncation's.
 template <rounding M>
 struct f16c_mode {
   static_assert(M == rounding::nearest_even || M == rounding::toward_zero || M == rounding::upward ||
-                M == rounding::downward);
+                M == rounding::downward || M == rounding::odd);
   static constexpr int imm = M == rounding::nearest_even  ? _MM_FROUND_TO_NEAREST_INT
-                             : M == rounding::toward_zero ? _MM_FROUND_TO_ZERO
+                             : M == rounding::toward_zero || M == rounding::odd ? _MM_FROUND_TO_ZERO
                              : M == rounding::upward      ? _MM_FROUND_TO_POS_INF
                                                           : _MM_FROUND_TO_NEG_INF;
   static constexpr bool rne = M == rounding::nearest_even;
@@ -432,8 +435,12 @@ template <rounding M>
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     const block_scan acc = scan_block_for(flags, false, in, b, m, [out](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
-      const __m256i h =
-          _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, _mm512_castsi512_ps(xb), T::imm | _MM_FROUND_NO_EXC);
+      const __m512 x = _mm512_castsi512_ps(xb);
+      __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, T::imm | _MM_FROUND_NO_EXC);
+      if constexpr (M == rounding::odd) {  // the last bit set where truncation was inexact (NaNs compare unequal: not them)
+        const __mmask16 inexact = _mm512_cmp_ps_mask(_mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, h), x, _CMP_NEQ_OQ);
+        h = _mm256_mask_mov_epi16(h, inexact, _mm256_or_si256(h, _mm256_set1_epi16(1)));
+      }
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), h);
     });
     if (block_needs_full_avx512(acc.min_a1, acc.max_a, T::plain_lo, T::plain_hi, flags)) {
