@@ -365,16 +365,19 @@ template <class Convert>
 /// possible flag is inexact (a discarded bit set): plain_lo <= a < plain_hi, every lane's range.
 /// Round to odd is truncation (the toward-zero immediate) with the last bit set when the result is
 /// inexact, which is the same on the subnormal grid and gives the largest finite value on overflow;
-/// its flags are truncation's.
+/// its flags are truncation's. Nearest-away is nearest even except at a tie that nearest even
+/// rounded toward zero (its result equals truncation's, t, which is then even and below the largest
+/// finite value): there it is t + 1. Its flags are nearest even's (the thresholds 65520 and
+/// 2^-14 - 2^-26 are ties that both round away from zero).
 template <rounding M>
 struct f16c_mode {
   static_assert(M == rounding::nearest_even || M == rounding::toward_zero || M == rounding::upward ||
-                M == rounding::downward || M == rounding::odd);
-  static constexpr int imm = M == rounding::nearest_even  ? _MM_FROUND_TO_NEAREST_INT
-                             : M == rounding::toward_zero || M == rounding::odd ? _MM_FROUND_TO_ZERO
-                             : M == rounding::upward      ? _MM_FROUND_TO_POS_INF
-                                                          : _MM_FROUND_TO_NEG_INF;
-  static constexpr bool rne = M == rounding::nearest_even;
+                M == rounding::downward || M == rounding::odd || M == rounding::nearest_away);
+  static constexpr int imm = M == rounding::nearest_even || M == rounding::nearest_away ? _MM_FROUND_TO_NEAREST_INT
+                             : M == rounding::toward_zero || M == rounding::odd         ? _MM_FROUND_TO_ZERO
+                             : M == rounding::upward                                    ? _MM_FROUND_TO_POS_INF
+                                                                                        : _MM_FROUND_TO_NEG_INF;
+  static constexpr bool rne = M == rounding::nearest_even || M == rounding::nearest_away;
   static constexpr std::uint32_t over_trunc = rne ? f16_overflow_from : 0x47800000u;
   static constexpr std::uint32_t over_away = rne ? f16_overflow_from : 0x477FE001u;
   static constexpr std::uint32_t tiny_trunc = rne ? f16_tiny_below : 0x38800000u;
@@ -440,6 +443,14 @@ template <rounding M>
       if constexpr (M == rounding::odd) {  // the last bit set where truncation was inexact (NaNs compare unequal: not them)
         const __mmask16 inexact = _mm512_cmp_ps_mask(_mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, h), x, _CMP_NEQ_OQ);
         h = _mm256_mask_mov_epi16(h, inexact, _mm256_or_si256(h, _mm256_set1_epi16(1)));
+      } else if constexpr (M == rounding::nearest_away) {
+        const __m256i t = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m256i t1 = _mm256_add_epi16(t, _mm256_set1_epi16(1));  // the next magnitude
+        const __m512 wt = _mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, t);
+        const __m512 wt1 = _mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, t1);
+        // x - wt and wt1 - x are exact (Sterbenz); equal at a tie (NaNs and infinities: never)
+        const __mmask16 tie = _mm512_cmp_ps_mask(_mm512_sub_ps(x, wt), _mm512_sub_ps(wt1, x), _CMP_EQ_OQ);
+        h = _mm256_mask_mov_epi16(h, static_cast<__mmask16>(tie & _mm256_cmpeq_epi16_mask(h, t)), t1);
       }
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), h);
     });
