@@ -38,17 +38,8 @@ std::string experiment(bool is_dot, std::size_t n, const accum::dist_options& di
   accum::generator g(dist);
   const accum::vec a = accum::generate(g, n, data);
   const accum::vec b = is_dot ? accum::generate(g, n, data) : accum::vec{};
-  lf::exact_accumulator exact, mag;
-  const lf::bits_t abs_mask = ~data.sign_mask();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (is_dot) {
-      exact.add_product(data, a.bits[i], data, b.bits[i]);
-      mag.add_product(data, a.bits[i] & abs_mask, data, b.bits[i] & abs_mask);
-    } else {
-      exact.add(data, a.bits[i]);
-      mag.add(data, a.bits[i] & abs_mask);
-    }
-  }
+  const accum::exact_reference ref = accum::exact_of(data, a.bits, b.bits, is_dot);
+  const lf::exact_accumulator &exact = ref.value, &mag = ref.magnitude;
   accum::trace_options topt;
   topt.on = !is_dot;  // sums: find the stalls
   std::string out = md_row({"model", "inputs", "accumulator", "result", "abs error", "rel error", "ulps",

@@ -464,6 +464,22 @@ std::string data_description(const vector_options& o, const lf::format& f, std::
   return out;
 }
 
+exact_reference exact_of(const lf::format& data, std::span<const lf::bits_t> a, std::span<const lf::bits_t> b,
+                         bool is_dot) {
+  exact_reference r;
+  const lf::bits_t abs_mask = ~data.sign_mask();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (is_dot) {
+      r.value.add_product(data, a[i], data, b[i]);
+      r.magnitude.add_product(data, a[i] & abs_mask, data, b[i] & abs_mask);
+    } else {
+      r.value.add(data, a[i]);
+      r.magnitude.add(data, a[i] & abs_mask);
+    }
+  }
+  return r;
+}
+
 int run_vector_command(const CLI::App& cmd, const vector_options& o, bool is_dot) {
   const char* what = is_dot ? "dot" : "sum";
   if (o.models == "list") {
@@ -511,17 +527,8 @@ int run_vector_command(const CLI::App& cmd, const vector_options& o, bool is_dot
   if (!is_dot) b.bits.clear();
 
   // The exact value of the data and sum |terms|.
-  lf::exact_accumulator exact, mag;
-  for (std::size_t i = 0; i < n; ++i) {
-    const lf::bits_t abs_mask = ~data.sign_mask();
-    if (is_dot) {
-      exact.add_product(data, a.bits[i], data, b.bits[i]);
-      mag.add_product(data, a.bits[i] & abs_mask, data, b.bits[i] & abs_mask);
-    } else {
-      exact.add(data, a.bits[i]);
-      mag.add(data, a.bits[i] & abs_mask);
-    }
-  }
+  const exact_reference ref = exact_of(data, a.bits, b.bits, is_dot);
+  const lf::exact_accumulator &exact = ref.value, &mag = ref.magnitude;
   lf::status display{};
   const double exact_d = std::bit_cast<double>(exact.round_to(lf::binary64, lf::env{}, display));
   const bool exact_in_fp64 = !lf::has(display, lf::status::inexact);  // NaN and infinities are shown as they are

@@ -298,6 +298,14 @@ void check_generated_or_file(const CLI::App& cmd, bool from_file,
 std::string data_description(const vector_options& o, const lf::format& f, std::size_t changed,
                              lf::status flags);
 
+/// The exact value of the data and its magnitude: sum a_i (is_dot false) or sum a_i * b_i, and the
+/// same of the absolute values.
+struct exact_reference {
+  lf::exact_accumulator value, magnitude;
+};
+exact_reference exact_of(const lf::format& data, std::span<const lf::bits_t> a, std::span<const lf::bits_t> b,
+                         bool is_dot);
+
 /// floatlab sum / floatlab dot.
 int run_vector_command(const CLI::App& cmd, const vector_options& o, bool is_dot);
 
