@@ -17,6 +17,7 @@
 // target tests/fuzz/fuzz_npy.cpp drives it).
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -214,8 +215,8 @@ inline npy_header parse_npy_header(std::span<const unsigned char> head, std::uin
   const std::uint64_t header_len = npy_detail::le(head.data() + 8, len_bytes);
   const std::uint64_t start = 8 + static_cast<std::uint64_t>(len_bytes);
   h.data_offset = start + header_len;
-  if (h.data_offset > head.size())
-    fail_at(head.size(), "truncated .npy header: it says " + std::to_string(header_len) + " header bytes from byte " +
+  if (h.data_offset > head.size() || h.data_offset > file_size)
+    fail_at(std::min<std::uint64_t>(head.size(), file_size), "truncated .npy header: it says " + std::to_string(header_len) + " header bytes from byte " +
                              std::to_string(start) + ", the file has " + std::to_string(file_size) + " bytes");
   npy_detail::cursor c{std::string_view(reinterpret_cast<const char*>(head.data() + start), static_cast<std::size_t>(header_len)),
                        0, start, file};
