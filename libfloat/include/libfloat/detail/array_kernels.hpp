@@ -553,27 +553,25 @@ template <format F, rounding M>
   std::size_t b = 0;
   while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
   flags |= narrow_loop<F, binary32, M, true>(in, out, b, lane_policy{}, 0, 0);
+  const auto convert = [out, absmask, one, vrebias, vdisc, vhalf, signbit](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
+    const __m512i a = _mm512_and_si512(xb, absmask);
+    const __mmask16 negative = _mm512_movepi32_mask(xb);
+    __m512i inc;
+    if constexpr (M == rounding::toward_zero || M == rounding::odd) inc = _mm512_setzero_si512();
+    else if constexpr (M == rounding::nearest_away) inc = vhalf;
+    else if constexpr (M == rounding::upward) inc = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~negative), vdisc);
+    else inc = _mm512_maskz_mov_epi32(negative, vdisc);
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_sub_epi32(a, vrebias), inc), shift);
+    if constexpr (M == rounding::odd) r = _mm512_mask_or_epi32(r, _mm512_test_epi32_mask(a, vdisc), r, one);
+    r = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(a, a), r);  // zeros: +-0
+    r = _mm512_or_si512(r, _mm512_and_si512(_mm512_srli_epi32(xb, 16), signbit));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtepi32_epi16(r));
+  };
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
-    __m512i min_a1 = _mm512_set1_epi32(-1), max_a = _mm512_setzero_si512(), all_bits = max_a;
-    for (std::size_t i = b; i < b + m; i += 16) {
-      const __m512i xb = _mm512_loadu_si512(in + i);
-      const __m512i a = _mm512_and_si512(xb, absmask);
-      const __mmask16 negative = _mm512_movepi32_mask(xb);
-      __m512i inc;
-      if constexpr (M == rounding::toward_zero || M == rounding::odd) inc = _mm512_setzero_si512();
-      else if constexpr (M == rounding::nearest_away) inc = vhalf;
-      else if constexpr (M == rounding::upward) inc = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~negative), vdisc);
-      else inc = _mm512_maskz_mov_epi32(negative, vdisc);
-      __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_sub_epi32(a, vrebias), inc), shift);
-      if constexpr (M == rounding::odd) r = _mm512_mask_or_epi32(r, _mm512_test_epi32_mask(a, vdisc), r, one);
-      r = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(a, a), r);  // zeros: +-0
-      r = _mm512_or_si512(r, _mm512_and_si512(_mm512_srli_epi32(xb, 16), signbit));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtepi32_epi16(r));
-      min_a1 = _mm512_min_epu32(min_a1, _mm512_sub_epi32(a, one));
-      max_a = _mm512_max_epu32(max_a, a);
-      all_bits = _mm512_or_si512(all_bits, xb);
-    }
+    // Out-of-range lanes make the block wrong, not only its flags: minimum and maximum always.
+    const block_scan acc = scan_level(flags, true) == 0 ? scan_block<0>(in, b, m, convert) : scan_block<1>(in, b, m, convert);
+    const __m512i min_a1 = acc.min_a1, max_a = acc.max_a, all_bits = acc.all_bits;
     if (_mm512_reduce_min_epu32(min_a1) < lo - 1 || _mm512_reduce_max_epu32(max_a) > hi) {
       flags |= narrow_loop<F, binary32, M, true>(in + b, out + b, m, lane_policy{}, 0, 0);  // rewrites the block
     } else if (any_bits_avx512(all_bits, discarded)) {
