@@ -226,7 +226,8 @@ LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, c
         // (masked: bits above the encoding are ignored, as everywhere else)
         const auto i = static_cast<std::size_t>((v >> FC.fraction_bits()) & (t.entries - 1));
         const std::int64_t x = static_cast<std::int64_t>(v & FC.fraction_mask()) * t.scale[i] + t.hidden[i];
-        if (daz(e)) return (v & FC.exponent_mask()) == 0 ? std::int64_t{0} : x;
+        // (a mask, not ?:, which GCC turns into a branch per operand)
+        if (daz(e)) return x & -static_cast<std::int64_t>((v & FC.exponent_mask()) != 0);
         return x;
       } else {
         const std::uint64_t be = (v & f.exponent_mask()) >> f.fraction_bits();
@@ -243,8 +244,7 @@ LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, c
       const bool na = (a & f.sign_mask()) != 0, nb = (b & f.sign_mask()) != 0;
       return zero_bits(f, na == nb ? na : exact_zero_sum_sign(e.mode));
     }
-    return round_pack(f, sum < 0, f.emin() - f.fraction_bits(),
-                      static_cast<std::uint64_t>(sum < 0 ? -sum : sum), false, e, st);
+    return round_pack_grid(f, sum < 0, static_cast<std::uint64_t>(sum < 0 ? -sum : sum), e, st);
   }
   const unpacked x = unpack(f, a, daz(e)), y = unpack(f, b, daz(e));
   if ((x.kind > kind::finite) | (y.kind > kind::finite)) [[unlikely]] return take(add_nonfinite(f, a, b), st);

@@ -196,18 +196,27 @@ constexpr std::uint64_t overflow_result(const format& f, bool negative, rounding
 ///     without infinity the NaN slot S.1...1.1...1 also counts as beyond range, and ties between
 ///     max finite and it overflow, as §4.3.1 rounds ties at max + ulp/2 to infinity.
 ///  6. Flags: inexact if anything was discarded; underflow if tiny and inexact; FTZ flushes tiny.
-template <typename U>
+///
+/// OnGrid (see round_pack_grid): x is an exact nonzero multiple of the smallest subnormal,
+/// exp == emin - p + 1 and !sticky. Step 1's widening is then skipped: a significand shorter than
+/// p bits is a subnormal, which the general path (steps 2-6) rounds at emin's grid whatever its
+/// width, and a normal one already has p bits, plus the zero sticky bit, so its rounding position
+/// is at least one bit up. (GCC compiles the widening as a branch plus a second copy of the
+/// shifts, on the hot path of every fp16 and FP8 add.)
+template <typename U, bool OnGrid = false>
   requires(std::same_as<U, std::uint64_t> || std::same_as<U, u128>)
 LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negative, int exp, U sig, bool sticky, const env& e,
                                    status& st) {
   const int p = f.precision;
-  if (sig == 0 && !sticky) return zero_bits(f, negative);
+  if (!OnGrid && sig == 0 && !sticky) return zero_bits(f, negative);
   // 1.
   int w = bit_width(sig);
-  const int grow = w < p + 2 ? p + 2 - w : 0;  // (selected, not branched: widths vary at random)
-  sig <<= grow;
-  exp -= grow;
-  w += grow;
+  if constexpr (!OnGrid) {
+    const int grow = w < p + 2 ? p + 2 - w : 0;  // (selected where the compiler does not branch)
+    sig <<= grow;
+    exp -= grow;
+    w += grow;
+  }
   sig = (sig << 1) | U{sticky};  // the sticky part as one more low bit (0 when exact)
   exp -= 1;
   w += 1;
@@ -280,6 +289,13 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
   // significand adds the missing one; a subnormal (q at the bottom of the range) adds nothing.
   const auto steps = static_cast<std::uint64_t>(q - (f.emin() - (p - 1)));
   return sign_bit(f, negative) | ((steps << f.fraction_bits()) + static_cast<std::uint64_t>(kept));
+}
+
+/// round_pack for x = (-1)^negative * sig * 2^(emin - p + 1), sig > 0: an exact integer number
+/// of smallest subnormals (the fixed-point sums of add). The same core, with step 1 skipped.
+template <typename U>
+LIBFLOAT_INLINE constexpr std::uint64_t round_pack_grid(const format& f, bool negative, U sig, const env& e, status& st) {
+  return round_pack<U, true>(f, negative, f.emin() - (f.precision - 1), sig, false, e, st);
 }
 
 /// The same decision at a fixed binary point: rounds |x| = sig * 2^exp (exp may be negative) to
