@@ -24,4 +24,12 @@ inline std::vector<std::uint64_t> random_finite_bits(const lf::format& f, std::u
   return v;
 }
 
+/// Uniformly random encodings of f: every bit pattern, NaNs and infinities included.
+inline std::vector<std::uint64_t> random_bits(const lf::format& f, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<std::uint64_t> v(N);
+  for (auto& x : v) x = g() & f.encoding_mask();
+  return v;
+}
+
 }  // namespace bench_data

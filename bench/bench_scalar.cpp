@@ -18,7 +18,8 @@
 //   f16c-build/...  only in bench_scalar_f16c, this file built with -mf16c (see register_all)
 // Data sets: "" = random values with exponents uniform in [-8, 7] (every format's normal range)
 // and random significands; "wide" = random finite encodings of the whole format (subnormals,
-// overflow, large alignment shifts), or for conversions floats with exponents in [-26, 16].
+// overflow, large alignment shifts), or for conversions floats with exponents in [-26, 16];
+// "any" = random bit patterns (fp16 add only: 1 in 16 pairs has a NaN or infinite operand).
 #include <benchmark/benchmark.h>
 
 #include <bit>
@@ -77,11 +78,13 @@ std::vector<std::uint64_t> random_normal_bits(const lf::format& f, int lo, int h
 
 using bench_data::random_finite_bits;
 
-enum class data { normal, wide };
+enum class data { normal, wide, any };
 
 template <lf::format F>
 std::vector<lf::fp<F>> operands(data d, std::uint64_t seed) {
-  const auto bits = d == data::normal ? random_normal_bits(F, -8, 7, seed) : random_finite_bits(F, seed);
+  const auto bits = d == data::normal ? random_normal_bits(F, -8, 7, seed)
+                    : d == data::wide   ? random_finite_bits(F, seed)
+                                        : bench_data::random_bits(F, seed);
   std::vector<lf::fp<F>> v;
   v.reserve(N);
   for (auto b : bits) v.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(b)));
@@ -463,7 +466,7 @@ void reg(const std::string& name, Fn fn, Args... args) {
   benchmark::RegisterBenchmark(name.c_str(), fn, args...);
 }
 
-std::string suffix(data d) { return d == data::wide ? "/wide" : ""; }
+std::string suffix(data d) { return d == data::wide ? "/wide" : d == data::any ? "/any" : ""; }
 
 template <lf::format F>
 void register_format(const std::string& fname) {
@@ -503,21 +506,25 @@ void register_all() {
   register_format<lf::bfloat16>("bf16");
   register_format<lf::binary32>("fp32");
 
-  // The SoftFloat comparison on the whole binary16 range as well.
-  const data w = data::wide;
-  reg("typed/fp16/add/nearest_even" + suffix(w), bm_typed<lf::binary16, bop::add, rounding::nearest_even>, w);
-  reg("typed/fp16/add/toward_zero" + suffix(w), bm_typed<lf::binary16, bop::add, rounding::toward_zero>, w);
-  reg("runtime/fp16/add/nearest_even" + suffix(w), bm_runtime<lf::binary16, bop::add>, rounding::nearest_even, w);
-  reg("runtime/fp16/add/toward_zero" + suffix(w), bm_runtime<lf::binary16, bop::add>, rounding::toward_zero, w);
-
-  // f16_add in the other deterministic modes: the SoftFloat target is for any mode.
-  const data n = data::normal;
-  reg("typed/fp16/add/nearest_away", bm_typed<lf::binary16, bop::add, rounding::nearest_away>, n);
-  reg("typed/fp16/add/upward", bm_typed<lf::binary16, bop::add, rounding::upward>, n);
-  reg("typed/fp16/add/downward", bm_typed<lf::binary16, bop::add, rounding::downward>, n);
-  reg("typed/fp16/add/odd", bm_typed<lf::binary16, bop::add, rounding::odd>, n);
-  for (rounding r : {rounding::nearest_away, rounding::upward, rounding::downward, rounding::odd})
-    reg("runtime/fp16/add/" + std::string(lf::rounding_name(r)), bm_runtime<lf::binary16, bop::add>, r, n);
+  // The SoftFloat target is for any mode and quotes "random operands": fp16 add in the four other
+  // deterministic modes, and all six on random finite encodings (/wide) and on random bit patterns,
+  // NaNs and infinities included (/any). register_format has nearest_even and toward_zero.
+  for (data d : {data::normal, data::wide, data::any}) {
+    const std::string sx = suffix(d);
+    if (d != data::normal) {
+      reg("typed/fp16/add/nearest_even" + sx, bm_typed<lf::binary16, bop::add, rounding::nearest_even>, d);
+      reg("typed/fp16/add/toward_zero" + sx, bm_typed<lf::binary16, bop::add, rounding::toward_zero>, d);
+    }
+    reg("typed/fp16/add/nearest_away" + sx, bm_typed<lf::binary16, bop::add, rounding::nearest_away>, d);
+    reg("typed/fp16/add/upward" + sx, bm_typed<lf::binary16, bop::add, rounding::upward>, d);
+    reg("typed/fp16/add/downward" + sx, bm_typed<lf::binary16, bop::add, rounding::downward>, d);
+    reg("typed/fp16/add/odd" + sx, bm_typed<lf::binary16, bop::add, rounding::odd>, d);
+    for (rounding r : {rounding::nearest_even, rounding::toward_zero, rounding::nearest_away, rounding::upward,
+                       rounding::downward, rounding::odd}) {
+      if (d == data::normal && (r == rounding::nearest_even || r == rounding::toward_zero)) continue;
+      reg("runtime/fp16/add/" + std::string(lf::rounding_name(r)) + sx, bm_runtime<lf::binary16, bop::add>, r, d);
+    }
+  }
 
   for (data d : {data::normal, data::wide}) {
     const std::string sx = suffix(d);
@@ -551,6 +558,7 @@ void register_all() {
     reg("hw/_Float16/cvt/" + kn + "/wide", bm_hw_f16_cvt, k, data::wide);
   }
   reg("hw/_Float16/add/portable/wide", bm_hw_f16_add, &f16_portable, data::wide);
+  reg("hw/_Float16/add/portable/any", bm_hw_f16_add, &f16_portable, data::any);
 #endif
 #if defined(LIBFLOAT_BENCH_X86)
   reg("hw/f16c/cvt", bm_hw_f16c_cvt, data::normal);

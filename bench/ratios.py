@@ -220,8 +220,8 @@ def main():
           f"(not measured in this run; target >= 3x = {3 * sf:g} Mop/s):")
     rows = []
     for path in ("typed", "runtime"):
-        for mode in ("nearest_even", "toward_zero"):
-            for data in ("", "/wide"):
+        for mode in ("nearest_even", "toward_zero", "nearest_away", "upward", "downward", "odd"):
+            for data in ("", "/wide", "/any"):
                 name = f"{path}/fp16/add/{mode}{data}"
                 rows.append(ratio_row(f"{name} / SoftFloat f16_add", name, None, 3.0, den_value=sf))
     print(table(rows, headers, args.markdown))
