@@ -118,7 +118,7 @@ constexpr bool is_avx512(array_dispatch path) {
 }
 }  // namespace detail
 
-/// "automatic", "portable", "avx2", "avx512".
+/// "automatic", "portable", "avx2", "avx512", "avx512_bf16".
 constexpr const char* array_dispatch_name(array_dispatch d) {
   switch (d) {
     case array_dispatch::automatic: return "automatic";
@@ -336,12 +336,16 @@ template <int L, class Convert>
   return acc;
 }
 
-/// scan_block at the level the flags call for.
+/// scan_block at the level the flags call for, but at most `max_level`: a kernel whose output is
+/// wrong for some inputs (not only its flags) keeps the accumulators that find them (level 1: the
+/// minimum and the maximum) whatever flags are raised.
 template <class Convert>
 [[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline block_scan scan_block_for(std::uint32_t flags, bool nan_redo,
-                                                                               const float* in, std::size_t b,
-                                                                               std::size_t m, Convert convert) {
-  switch (scan_level(flags, nan_redo)) {
+                                                                               int max_level, const float* in,
+                                                                               std::size_t b, std::size_t m,
+                                                                               Convert convert) {
+  const int level = scan_level(flags, nan_redo);
+  switch (level < max_level ? level : max_level) {
     case 0: return scan_block<0>(in, b, m, convert);
     case 1: return scan_block<1>(in, b, m, convert);
     case 2: return scan_block<2>(in, b, m, convert);
@@ -437,7 +441,7 @@ template <rounding M>
   }
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
-    const block_scan acc = scan_block_for(flags, false, in, b, m, [out](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
+    const block_scan acc = scan_block_for(flags, false, 3, in, b, m, [out](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
       const __m512 x = _mm512_castsi512_ps(xb);
       __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, T::imm | _MM_FROUND_NO_EXC);
       if constexpr (M == rounding::odd) {  // the last bit set where truncation was inexact (NaNs compare unequal: not them)
@@ -504,8 +508,7 @@ template <bool Hw>
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     // Hw needs the minimum (subnormal inputs) in every block; the trick needs the maximum (NaNs).
-    const block_scan acc = Hw && scan_level(flags, false) > 1 ? scan_block<1>(in, b, m, convert)
-                                                              : scan_block_for(flags, !Hw, in, b, m, convert);
+    const block_scan acc = scan_block_for(flags, !Hw, Hw ? 1 : 3, in, b, m, convert);
     const bool redo = Hw ? _mm512_reduce_min_epu32(acc.min_a1) < 0x007FFFFFu   // a nonzero subnormal input
                          : _mm512_reduce_max_epu32(acc.max_a) > 0x7F800000u;   // a NaN
     if (redo || block_needs_full_avx512(acc.min_a1, acc.max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
@@ -570,7 +573,7 @@ template <format F, rounding M>
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     // Out-of-range lanes make the block wrong, not only its flags: minimum and maximum always.
-    const block_scan acc = scan_level(flags, true) == 0 ? scan_block<0>(in, b, m, convert) : scan_block<1>(in, b, m, convert);
+    const block_scan acc = scan_block_for(flags, true, 1, in, b, m, convert);
     const __m512i min_a1 = acc.min_a1, max_a = acc.max_a, all_bits = acc.all_bits;
     if (_mm512_reduce_min_epu32(min_a1) < lo - 1 || _mm512_reduce_max_epu32(max_a) > hi) {
       flags |= narrow_loop<F, binary32, M, true>(in + b, out + b, m, lane_policy{}, 0, 0);  // rewrites the block
