@@ -144,10 +144,60 @@ TEST_CASE("parse: special values in formats without infinity or signaling NaNs (
   const lf::env sat{rounding::nearest_even, lf::policy{.overflow = lf::overflow_policy::saturate}};
   CHECK(bits_of(f, "-inf", sat) == 0xFE);
   CHECK(bits_of(f, "1e9", sat) == 0x7E);  // 448
+  // 464 = 1.1101b * 2^8 is the tie between 448 = 1.110b * 2^8 (max, even) and 480 = 1.111b * 2^8
+  // (the NaN encoding). IEEE 754-2019 §7.4 rounds as if the exponent were unbounded: nearest_even
+  // gives 448, finite, so inexact and no overflow. Anything above 464 rounds to 480: overflow, NaN.
   st = {};
-  CHECK(bits_of(f, "464", {}, &st) == 0x7F);  // max + ulp/2 overflows in E4M3 (OCP: 464 -> NaN)
+  CHECK(bits_of(f, "464", {}, &st) == 0x7E);
+  CHECK(st == status::inexact);
+  st = {};
+  CHECK(bits_of(f, "-464.000", {}, &st) == 0xFE);
+  CHECK(st == status::inexact);
+  st = {};
+  CHECK(bits_of(f, "4.64e2", {}, &st) == 0x7E);
+  CHECK(st == status::inexact);
+  st = {};
+  CHECK(bits_of(f, "0x1.dp8", {}, &st) == 0x7E);  // the same tie in hex
+  CHECK(st == status::inexact);
+  st = {};
+  CHECK(bits_of(f, "464.0000001", {}, &st) == 0x7F);
   CHECK(st == (status::overflow | status::inexact));
+  st = {};
+  CHECK(bits_of(f, "-464.0000001", {}, &st) == 0xFF);
+  CHECK(st == (status::overflow | status::inexact));
+  st = {};  // more digits than the fast path takes (the bignum path), a last nonzero digit far down
+  CHECK(bits_of(f, "464.000000000000000000000000000000000000000000000000000000000000000000000001", {}, &st) == 0x7F);
+  CHECK(st == (status::overflow | status::inexact));
+  st = {};
+  CHECK(bits_of(f, "464.000000000000000000000000000000000000000000000000000000000000000000000000", {}, &st) == 0x7E);
+  CHECK(st == status::inexact);
+  st = {};
+  CHECK(bits_of(f, "464", rounding::nearest_away, &st) == 0x7F);  // the tie goes away, to 480: overflow
+  CHECK(st == (status::overflow | status::inexact));
+  st = {};
+  CHECK(bits_of(f, "464", rounding::upward, &st) == 0x7F);
+  CHECK(st == (status::overflow | status::inexact));
+  st = {};
+  CHECK(bits_of(f, "464", rounding::toward_zero, &st) == 0x7E);
+  CHECK(st == status::inexact);
+  st = {};
+  CHECK(bits_of(f, "-464", rounding::downward, &st) == 0xFF);
+  CHECK(st == (status::overflow | status::inexact));
+  st = {};
+  CHECK(bits_of(f, "464.0000001", sat, &st) == 0x7E);  // saturated overflow: max finite, flags kept
+  CHECK(st == (status::overflow | status::inexact));
+  st = {};
+  CHECK(bits_of(f, "464", sat, &st) == 0x7E);  // not an overflow at all
+  CHECK(st == status::inexact);
   CHECK(bits_of(f, "463.99999999999999999999") == 0x7E);
+  // A custom "fn" format, e5m3fn {5, 4}: max 1.110b * 2^16 = 114688 = 0xFE, tie 118784 -> max.
+  const lf::format e5m3fn{5, 4, lf::nonfinite::nan_only};
+  st = {};
+  CHECK(bits_of(e5m3fn, "118784", {}, &st) == 0xFE);
+  CHECK(st == status::inexact);
+  st = {};
+  CHECK(bits_of(e5m3fn, "118784.5", {}, &st) == 0xFF);
+  CHECK(st == (status::overflow | status::inexact));
   CHECK(bits_of(lf::format{2, 2}, "snan") == 0x7);  // p = 2: the only fraction bit is the quiet bit
 }
 
@@ -494,6 +544,29 @@ TEST_CASE("every E4M3 and E5M2 encoding: shortest, exact and hex text read back;
     CHECK(st.encodings == 256);
     MESSAGE(std::string(fp->name) << ": " << st.parses << " parses checked");
   }
+}
+
+// The shortest-digits search (to_shortest's digits) must use the parser's interval. e4m5fn
+// {4, 6, nan_only}: max 1.11110b * 2^8 = 496 = 0x1FE, ulp 8. The reals that parse (nearest_even)
+// to 496 are [492, 500]: 492 ties between 488 (1.11101b, odd) and 496 (even), and 500 ties between
+// 496 and 504 = 1.11111b * 2^8 (the NaN encoding, odd): both go to 496, so the interval is closed
+// and 500 = 5e2 (one digit) is its shortest member. (to_shortest still prints "496": fixed
+// notation writes an integer in full.) Both the p <= 24 search and the general one are asked.
+TEST_CASE("shortest digits of a no-infinity format's max finite include the tie above it (e4m5fn 496 -> 5e2)") {
+  const lf::format e4m5fn{4, 6, lf::nonfinite::nan_only};
+  status st{};
+  CHECK(bits_of(e4m5fn, "500", {}, &st) == 0x1FE);
+  CHECK(st == status::inexact);
+  CHECK(bits_of(e4m5fn, "492") == 0x1FE);
+  const lf::detail::unpacked x = lf::detail::unpack(e4m5fn, 0x1FE);
+  const lf::detail::decimal_digits small = lf::detail::shortest_digits_small(e4m5fn, x);
+  CHECK(static_cast<std::uint64_t>(small.digits) == 5);
+  CHECK(small.exponent == 2);
+  const lf::detail::decimal_digits general = lf::detail::shortest_digits(e4m5fn, x);
+  CHECK(static_cast<std::uint64_t>(general.digits) == 5);
+  CHECK(general.exponent == 2);
+  CHECK(lf::to_shortest(e4m5fn, 0x1FE) == "496");
+  CHECK(lf::to_shortest(e4m5fn, 0x3FE) == "-496");
 }
 
 TEST_CASE("operator<< prints the shortest text") {

@@ -105,7 +105,8 @@ struct format16 {
   std::uint16_t qbit;     // quiet bit
   double min_normal;      // 2^emin
   double tiny_threshold;  // 2^emin * (1 - 2^-(p+1))
-  double overflow_threshold;  // max + ulp(max)/2
+  double overflow_threshold;  // max + ulp(max)/2: IEEE max has an odd last bit, so this tie rounds
+                              // (unbounded exponent, IEEE 754-2019 §7.4) up to 2^(emax+1): overflow
   double max_finite;
   std::uint16_t default_nan;
   std::uint16_t exp_mask() const { return static_cast<std::uint16_t>(0x7FFFu & ~((1u << frac_bits) - 1)); }

@@ -296,13 +296,32 @@ TEST_CASE("every E4M3 and E5M2 operand triple (2^24 each), every deterministic m
 TEST_CASE("fp8 oracle sanity: pinned E4M3/E5M2 cases, neighbouring modes differ, a wrong answer is caught") {
   using oracle::mode;
   using namespace oracle::flag;
-  // E4M3 0x7E = 448 (max), 0x58 = 16, 0x50 = 8, 0x7D = 416.
-  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::nearest_even).bits == 0x7F);  // 464 -> NaN
-  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::nearest_even).flags == (overflow | inexact));
+  // E4M3 0x7E = 448 (max), 0x58 = 16, 0x59 = 18, 0x50 = 8, 0x7D = 416.
+  // 448 + 16 = 464 = 1.1101b * 2^8: the tie between 448 = 1.110b and 480 = 1.111b (the NaN
+  // encoding). IEEE 754-2019 §7.4 rounds with an unbounded exponent: nearest_even gives the even
+  // 448, which does not exceed max, so inexact only; nearest_away gives 480: overflow, NaN.
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::nearest_even).bits == 0x7E);
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::nearest_even).flags == inexact);
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::nearest_away).bits == 0x7F);
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::nearest_away).flags == (overflow | inexact));
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x59, mode::nearest_even).bits == 0x7F);  // 466 -> NaN
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x59, mode::nearest_even).flags == (overflow | inexact));
+  CHECK(oracle::add(oracle::e4m3, 0xFE, 0xD8, mode::nearest_even).bits == 0xFE);  // -464 -> -448
   CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::toward_zero).bits == 0x7E);
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::toward_zero).flags == inexact);
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::upward).bits == 0x7F);  // 480: overflow
+  CHECK(oracle::add(oracle::e4m3, 0xFE, 0xD8, mode::downward).bits == 0xFF);
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::odd).bits == 0x7E);  // odd neighbour 480 overflows to max
+  CHECK(oracle::add(oracle::e4m3, 0x7E, 0x58, mode::odd).flags == (overflow | inexact));
+  CHECK(oracle::round_stochastic(oracle::exact::integer(464), oracle::e4m3, 0x7FFFFFFF).bits == 0x7F);  // D = 2^31
+  CHECK(oracle::round_stochastic(oracle::exact::integer(464), oracle::e4m3, 0x80000000).bits == 0x7E);
   CHECK(oracle::add(oracle::e4m3, 0x7D, 0x58, mode::nearest_even).bits == 0x7E);  // 432: tie to even 448
   CHECK(oracle::add(oracle::e4m3, 0x7D, 0x58, mode::nearest_even).flags == inexact);
   CHECK(oracle::add(oracle::e4m3, 0x7E, 0x50, mode::nearest_even).bits == 0x7E);  // 456 < 464
+  // E5M2 (IEEE): max 57344 = 1.11b * 2^15 has an odd last bit, so the tie max + ulp/2 = 61440
+  // goes to 2^16 and overflows: 57344 + 4096 (0x6C).
+  CHECK(oracle::add(oracle::e5m2, 0x7B, 0x6C, mode::nearest_even).bits == 0x7C);
+  CHECK(oracle::add(oracle::e5m2, 0x7B, 0x6C, mode::nearest_even).flags == (overflow | inexact));
   // E5M2: 57344 + 8192 = 65536 -> inf under nearest (max + ulp/2 = 61440).
   CHECK(oracle::add(oracle::e5m2, 0x7B, 0x70, mode::nearest_even).bits == 0x7C);
   CHECK(oracle::add(oracle::e5m2, 0x7B, 0x70, mode::downward).bits == 0x7B);

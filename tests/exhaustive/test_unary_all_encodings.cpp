@@ -371,8 +371,15 @@ TEST_CASE("unary oracle sanity: neighbouring answers differ, and the collector r
   CHECK(oracle::convert(oracle::binary16, oracle::binary32, 0x3F801000, mode::nearest_even).bits == 0x3C00);
   CHECK(oracle::convert(oracle::binary16, oracle::binary32, 0x3F801000, mode::nearest_away).bits == 0x3C01);
   CHECK(oracle::convert(oracle::binary16, oracle::binary32, 0x3F801000, mode::odd).bits == 0x3C01);
-  // E4M3: 464 = 448 + 16 is the first value that overflows to NaN under nearest; toward zero: 448.
-  CHECK(oracle::convert(oracle::e4m3, oracle::binary32, 0x43E80000, mode::nearest_even).bits == 0x7F);
+  // E4M3: 464 = 448 + 16 = 1.1101b * 2^8 ties between 448 (1.110b) and 480 (1.111b, the NaN
+  // encoding); with an unbounded exponent (IEEE 754-2019 §7.4) nearest_even gives the even 448, no
+  // overflow; everything above 464 overflows to NaN, and so does the tie under nearest_away.
+  CHECK(oracle::convert(oracle::e4m3, oracle::binary32, 0x43E80000, mode::nearest_even).bits == 0x7E);
+  CHECK(oracle::convert(oracle::e4m3, oracle::binary32, 0x43E80000, mode::nearest_even).flags == oracle::flag::inexact);
+  CHECK(oracle::convert(oracle::e4m3, oracle::binary32, 0x43E80001, mode::nearest_even).bits == 0x7F);
+  CHECK(oracle::convert(oracle::e4m3, oracle::binary32, 0x43E80001, mode::nearest_even).flags ==
+        (oracle::flag::overflow | oracle::flag::inexact));
+  CHECK(oracle::convert(oracle::e4m3, oracle::binary32, 0x43E80000, mode::nearest_away).bits == 0x7F);
   CHECK(oracle::convert(oracle::e4m3, oracle::binary32, 0x43E80000, mode::toward_zero).bits == 0x7E);
   CHECK(oracle::convert(oracle::e4m3, oracle::binary32, 0x43E7FFFF, mode::nearest_even).bits == 0x7E);
   CHECK(oracle::sqrt(oracle::binary16, 0x4000, mode::nearest_even).bits == 0x3DA8);  // sqrt(2)

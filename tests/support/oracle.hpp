@@ -20,8 +20,10 @@
 //     (binary16 0xFE00); for a no-infinity format (OCP E4M3) the negative NaN S.1111.111.
 //   - Tininess is detected after rounding (IEEE 754-2019 §7.5, x86 SSE, TestFloat default).
 //   - Round-to-odd overflows to max finite (SoftFloat).
-//   - OCP E4M3 (no infinity): nearest modes overflow at |x| >= max + ulp/2 = 464 and give NaN;
-//     directed modes that would give infinity give NaN, the others give 448.
+//   - Overflow is decided as IEEE 754-2019 §7.4 defines it, by rounding with an unbounded exponent.
+//     OCP E4M3 (no infinity): |x| > 464 overflows under nearest_even (the tie 464 = 448 + ulp/2
+//     goes to the even 448), |x| >= 464 under nearest_away; an overflow gives NaN where IEEE would
+//     give infinity, and 448 where IEEE would give max finite.
 #pragma once
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -312,24 +314,16 @@ inline result round(const exact& x, const target& t, mode m) {
   cpp_int R = detail::round_at(x, q, m, f);
   const bool inexact = f != detail::part::zero;
 
-  // 2. Overflow (§7.4): the result rounded with an unbounded exponent exceeds max finite. In the
-  //    nearest modes that is |x| >= max + ulp/2 (§4.3.1: "an infinitely precise result with
-  //    magnitude at least b^emax (b - 1/2 b^(1-p)) shall round to infinity" - for a format
-  //    without infinity the same cut is max + ulp(max)/2, which OCP E4M3 places at 464).
+  // 2. Overflow (IEEE 754-2019 §7.4): "the destination format's largest finite number is exceeded
+  //    in magnitude by what would have been the rounded floating-point result were the exponent
+  //    range unbounded". For E >= emin, q is already the unbounded quantum and R * 2^q that
+  //    result, in every mode. (For an IEEE format under nearest this is §4.3.1's cut, magnitude at
+  //    least b^emax (b - 1/2 b^(1-p)) = max + ulp/2, because max has an odd last digit and the tie
+  //    rounds up; a format without infinity has an even one, S.1..1.1..10, so under nearest_even
+  //    its tie max + ulp/2 rounds down to max and does not overflow: E4M3 464 -> 448.)
   const long ulp_max_exp = t.emax - (t.p - 1);
-  bool over = false;
-  if (E >= t.emin) {  // q is then the unbounded quantum
-    if (m == mode::nearest_even || m == mode::nearest_away) {
-      if (x.tail) {
-        // a tail value never equals a grid midpoint; its rounded value decides
-        over = detail::compare_magnitude(exact::dyadic(false, R, q), cpp_int(t.max_sig()), ulp_max_exp) > 0;
-      } else {
-        over = detail::compare_magnitude(x, cpp_int(2 * t.max_sig() + 1), ulp_max_exp - 1) >= 0;
-      }
-    } else {
-      over = detail::compare_magnitude(exact::dyadic(false, R, q), cpp_int(t.max_sig()), ulp_max_exp) > 0;
-    }
-  }
+  const bool over =
+      E >= t.emin && detail::compare_magnitude(exact::dyadic(false, R, q), cpp_int(t.max_sig()), ulp_max_exp) > 0;
   if (over) {
     bool to_top = false;  // to infinity (IEEE) or to the NaN (nan_only)
     switch (m) {
@@ -647,7 +641,11 @@ inline result round_to_integral(const target& t, std::uint64_t a, mode m, bool e
   bool inexact = false;
   const cpp_int I = integer_part(x.value, m, inexact);
   result r = I == 0 ? result{x.neg ? t.sign_mask() : 0, flag::none} : round(exact::integer(I), t, m);
-  r.flags = (inexact && exact_variant) ? flag::inexact : flag::none;  // an integral value is exact
+  // An integer up to max finite is exact in the format; one above it (a format whose max finite is
+  // not an integer, e.g. an e2m3 with max 3.75 and I = 4) overflows like any other result: round()
+  // raised overflow and inexact (§7.4) and gave the mode's overflow value.
+  const bool over = (r.flags & flag::overflow) != 0;
+  r.flags = over ? r.flags : (inexact && exact_variant) ? flag::inexact : flag::none;
   return r;
 }
 

@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cfloat>
 #include <climits>
@@ -17,10 +18,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -620,6 +624,172 @@ TEST_CASE("round_to_integral in each direction: ±2.5, ±0.3, 1.5; exact variant
   CHECK(bad == 0);
 }
 
+// roundToIntegral (§5.3.1) in formats whose max finite is not an integer. In an IEEE format every
+// value at or above 2^(p-1) is an integer, and 2^(p-1) <= max finite, so the rounded integer is
+// always representable. A tiny custom format can have emax < p - 1: e2m3 {2, 4} has max
+// 0.10.111 = 1.875 * 2 = 3.75, and 3.75 rounds (nearest) to 4, which the format cannot hold. The
+// library treats that integer like any other result beyond the range (§7.4): overflow and inexact,
+// and the overflow result of the direction (infinity, or the NaN of a format without one); where
+// that result would be finite (overflow_policy::saturate) it is the largest finite *integer* of
+// the format (e2m3: 3 = 0.10.100), so that the result is still integral.
+//
+// The model below shares nothing with the library: values from reference_value (every value of
+// these formats is a double with few bits, so double arithmetic on them is exact), the integer by
+// the mode's rule written out with floor/ceil/trunc, representability by looking the integer up
+// among all decoded encodings.
+double integral_by_mode(double x, lf::rounding m, std::uint32_t random) {
+  const double a = std::fabs(x), fl = std::floor(a), frac = a - fl;
+  double r = fl;
+  switch (m) {
+    case lf::rounding::nearest_even: r = frac > 0.5 || (frac == 0.5 && std::fmod(fl, 2.0) != 0) ? fl + 1 : fl; break;
+    case lf::rounding::nearest_away: r = frac >= 0.5 ? fl + 1 : fl; break;
+    case lf::rounding::toward_zero: r = fl; break;
+    case lf::rounding::upward: r = frac > 0 && x > 0 ? fl + 1 : fl; break;
+    case lf::rounding::downward: r = frac > 0 && x < 0 ? fl + 1 : fl; break;
+    case lf::rounding::odd: r = frac > 0 && std::fmod(fl, 2.0) == 0 ? fl + 1 : fl; break;
+    case lf::rounding::stochastic:  // up iff random < D, D = the first 32 bits of the fraction (exact here)
+      r = frac > 0 && static_cast<double>(random) < std::ldexp(frac, 32) ? fl + 1 : fl;
+      break;
+  }
+  return std::copysign(r, x);  // a zero keeps x's sign (§5.3.1)
+}
+
+TEST_CASE("round_to_integral when the integer exceeds max finite (e2m3 3.75 -> 4): overflow, saturate gives an integer") {
+  using lf::status;
+  const status oi = status::overflow | status::inexact;
+  const lf::env sat{lf::rounding::nearest_even, lf::policy{.overflow = lf::overflow_policy::saturate}};
+  // Hand-derived. e2m3 {2, 4, ieee}: 6 bits, bias 1, emax 1; 0x17 = 0.10.111 = 3.75 (max),
+  // 0x16 = 3.5, 0x14 = 0.10.100 = 3, infinity 0x18, sign 0x20.
+  constexpr lf::format e2m3{2, 4, lf::nonfinite::ieee};
+  // e3m5 {3, 6, ieee}: 9 bits, bias 3, emax 3; 0xDF = 0.110.11111 = 15.75 (max), 0xDE = 15.5,
+  // 0xDD = 15.25, 0xDC = 0.110.11100 = 15, infinity 0xE0.
+  constexpr lf::format e3m5{3, 6, lf::nonfinite::ieee};
+  // e2m5fn {2, 6, nan_only}: 8 bits, bias 1, emax 2; 0x7E = 0.11.11110 = 7.75 (max), 0x7C = 7.5,
+  // 0x7A = 7.25, 0x78 = 0.11.11000 = 7, NaN 0x7F.
+  constexpr lf::format e2m5fn{2, 6, lf::nonfinite::nan_only};
+  struct row {
+    lf::format f;
+    u64 a;
+    lf::env e;
+    u64 bits;
+    status flags;
+  };
+  const row rows[] = {
+      {e2m3, 0x17, lf::rounding::nearest_even, 0x18, oi},  // 3.75 -> 4: +inf
+      {e2m3, 0x17, lf::rounding::nearest_away, 0x18, oi},
+      {e2m3, 0x17, lf::rounding::upward, 0x18, oi},
+      {e2m3, 0x17, lf::rounding::toward_zero, 0x14, status::none},  // 3
+      {e2m3, 0x17, lf::rounding::downward, 0x14, status::none},
+      {e2m3, 0x17, lf::rounding::odd, 0x14, status::none},           // 3 is odd
+      {e2m3, 0x37, lf::rounding::downward, 0x38, oi},                // -3.75 -> -4: -inf
+      {e2m3, 0x37, lf::rounding::upward, 0x34, status::none},        // -3
+      {e2m3, 0x16, lf::rounding::nearest_even, 0x18, oi},            // 3.5: tie, 4 is even
+      {e2m3, 0x16, lf::rounding::toward_zero, 0x14, status::none},
+      {e2m3, 0x17, sat, 0x14, oi},                                   // saturate: 3, not 3.75
+      {e2m3, 0x37, sat, 0x34, oi},
+      {e3m5, 0xDF, lf::rounding::nearest_even, 0xE0, oi},            // 15.75 -> 16: +inf
+      {e3m5, 0xDE, lf::rounding::nearest_even, 0xE0, oi},            // 15.5: tie, 16 is even
+      {e3m5, 0xDD, lf::rounding::nearest_even, 0xDC, status::none},  // 15.25 -> 15
+      {e3m5, 0xDF, sat, 0xDC, oi},                                   // saturate: 15
+      {e2m5fn, 0x7E, lf::rounding::nearest_even, 0x7F, oi},          // 7.75 -> 8: the NaN
+      {e2m5fn, 0x7C, lf::rounding::nearest_even, 0x7F, oi},          // 7.5: tie, 8 is even
+      {e2m5fn, 0x7A, lf::rounding::nearest_even, 0x78, status::none},// 7.25 -> 7
+      {e2m5fn, 0xFE, sat, 0xF8, oi},                                 // saturate: -7
+      {e2m5fn, 0x7E, lf::env{lf::rounding::stochastic, {}, 0xBFFFFFFFu}, 0x7F, oi},  // D = 0.75 * 2^32: up
+      {e2m5fn, 0x7E, lf::env{lf::rounding::stochastic, {}, 0xC0000000u}, 0x78, status::none},  // not below D: 7
+  };
+  for (const auto& r : rows) {
+    std::ostringstream what;
+    what << lf::format_name(r.f) << " 0x" << std::hex << r.a << " " << lf::rounding_name(r.e.mode);
+    INFO(what.str());
+    for (bool exact : {false, true}) {
+      status st{};
+      CHECK(lf::round_to_integral(r.f, r.a, r.e, exact, st) == r.bits);
+      CHECK(st == (exact && r.flags == status::none ? status::inexact : r.flags));  // every row's input is inexact
+    }
+  }
+
+  // Every encoding of a few tiny formats, every mode, both policies, against the model.
+  struct tiny {
+    int w, p;
+    bool nan_only;
+  };
+  const tiny formats[] = {{2, 4, false}, {3, 6, false}, {2, 3, false}, {3, 8, false}, {2, 6, true},
+                          {3, 5, true},  {2, 2, false}, {3, 3, false}, {2, 4, true},  {4, 4, true}};
+  const std::uint32_t randoms[] = {0u, 0x40000000u, 0x80000000u, 0xBFFFFFFFu, 0xFFFFFFFFu};
+  long long bad = 0, overflows = 0, checked = 0;
+  for (const tiny& t : formats) {
+    const lf::format f{t.w, t.p, t.nan_only ? lf::nonfinite::nan_only : lf::nonfinite::ieee};
+    const int bits = 1 + t.w + t.p - 1;
+    const u64 sign = u64{1} << (bits - 1);
+    const u64 exp_mask = ((u64{1} << t.w) - 1) << (t.p - 1);
+    const u64 top = t.nan_only ? exp_mask | ((u64{1} << (t.p - 1)) - 1) : exp_mask;  // +inf or +NaN
+    std::vector<std::pair<double, u64>> finite;  // every finite value with its encoding
+    double largest_integer = 0, max_finite = 0;
+    for (u64 b = 0; b < (u64{1} << bits); ++b) {
+      const double v = reference_value(t.w, t.p, t.nan_only, b);
+      if (!std::isfinite(v)) continue;
+      finite.emplace_back(v, b);
+      max_finite = std::max(max_finite, v);
+      if (v == std::floor(v)) largest_integer = std::max(largest_integer, v);
+    }
+    const auto encoding_of = [&](double v) -> std::optional<u64> {
+      for (const auto& [x, b] : finite)
+        if (std::bit_cast<u64>(x) == std::bit_cast<u64>(v)) return b;
+      return std::nullopt;
+    };
+    for (const auto& [x, b] : finite) {
+      for (lf::rounding m : lf::all_roundings) {
+        for (std::uint32_t rnd : randoms) {
+          if (m != lf::rounding::stochastic && rnd != 0) continue;
+          const double want = integral_by_mode(x, m, rnd);
+          const auto enc = encoding_of(want);
+          const bool over = !enc;
+          if (over && std::fabs(want) <= max_finite) {
+            ++bad;  // the model's premise: every integer up to max finite is representable
+            continue;
+          }
+          const bool to_infinity = m == lf::rounding::nearest_even || m == lf::rounding::nearest_away ||
+                                   m == lf::rounding::stochastic || (m == lf::rounding::upward && x > 0) ||
+                                   (m == lf::rounding::downward && x < 0);
+          const u64 s = x < 0 ? sign : 0;
+          for (bool saturate : {false, true}) {
+            lf::policy pol{};
+            if (saturate) pol.overflow = lf::overflow_policy::saturate;
+            u64 expect_bits = over ? 0 : *enc;
+            status expect_flags = status::none;
+            if (over) {
+              expect_flags = oi;
+              expect_bits = to_infinity && !saturate ? s | top : s | *encoding_of(largest_integer);
+              ++overflows;
+            }
+            for (bool exact : {false, true}) {
+              status st{};
+              const u64 got = lf::round_to_integral(f, b, lf::env{m, pol, rnd}, exact, st);
+              const status want_flags = expect_flags | (exact && want != x ? status::inexact : status::none);
+              ++checked;
+              if (got != expect_bits || st != want_flags) {
+                if (bad < 8) {
+                  std::ostringstream msg;
+                  msg << lf::format_name(f) << " " << x << " " << lf::rounding_name(m) << " random " << rnd
+                      << (saturate ? " saturate" : "") << (exact ? " exact" : "") << ": got 0x" << std::hex << got
+                      << " flags 0x" << unsigned(lf::to_bits(st)) << ", want 0x" << expect_bits << " flags 0x"
+                      << unsigned(lf::to_bits(want_flags));
+                  MESSAGE(msg.str());
+                }
+                ++bad;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(bad == 0);
+  CHECK(overflows > 0);  // the sweep did reach the case
+  MESSAGE(checked << " round_to_integral results checked, " << overflows << " of them overflows");
+}
+
 // ---- integer conversions (§5.8, §5.4.1) ----------------------------------------------------------
 
 TEST_CASE("to_integer into int32/int64/uint32/uint64: rounding, exact variant, and x86's indefinite on invalid") {
@@ -698,6 +868,8 @@ TEST_CASE("from_int: int32/int64/uint32/uint64 into binary32, binary16 and E4M3,
   CHECK(lf::from_int(lf::binary64, std::uint64_t{1} << 63, lf::env{}, st) == bits64(0x1p63));
   CHECK(st == lf::status::none);
   CHECK(lf::from_int(lf::float8_e4m3fn, 500, lf::env{}, st) == 0x7F);  // past 464: E4M3's NaN
+  CHECK(lf::from_int(lf::float8_e4m3fn, 464, lf::env{}, st) == 0x7E);  // the tie 448/480 goes to even 448
+  CHECK(lf::from_int(lf::float8_e4m3fn, 465, lf::env{}, st) == 0x7F);
   CHECK(lf::fp8_e4m3(448).bits() == 0x7E);
 }
 
@@ -765,7 +937,12 @@ TEST_CASE("custom formats e3m2 and e2m3fn: hand-derived encodings, limits, and e
   CHECK(U(1.0).bits() == 0x08);
   CHECK(U(7.0).bits() == 0x1E);
   CHECK(U(0.125).bits() == 0x01);
-  CHECK(U(7.5).bits() == 0x1F);              // above 7 + ulp/2 = 7.25: the NaN (no infinity)
+  // 7.25 = 7 + ulp/2 is the tie between 7 = 1.110b * 4 and 7.5 = 1.111b * 4 (the NaN encoding):
+  // nearest_even picks the even 7, a finite value, so no overflow (§7.4: rounded with unbounded
+  // exponent, 7 does not exceed max). 7.5 and anything above 7.25 round to 7.5: overflow, NaN.
+  CHECK(U(7.25).bits() == 0x1E);
+  CHECK(U(7.2500001).bits() == 0x1F);
+  CHECK(U(7.5).bits() == 0x1F);
   CHECK(lf::from<e2m3fn>(7.5, lf::env{lf::rounding::nearest_even, lf::policy{{}, {}, {}, lf::overflow_policy::saturate}}).bits() == 0x1E);
   CHECK(lf::classify(U::from_bits(0x1F)) == lf::fp_class::quiet_nan);
   CHECK(lf::classify(U::from_bits(0x18)) == lf::fp_class::positive_normal);  // 0.11.000 = 4: finite

@@ -6,13 +6,16 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -159,8 +162,9 @@ TEST_CASE("DAZ: subnormal operands read as zeros, silently, in arithmetic, conve
 // ---- saturation (overflow_policy::saturate) -------------------------------------------------------
 
 // OCP FP8 E4M3: max finite 0.1111.110 = 1.75 * 2^8 = 448 = 0x7E; NaN 0.1111.111 = 0x7F; no infinity.
-// Under IEEE-style rounding everything at or above 448 + ulp/2 = 464 overflows to the NaN
-// (PyTorch Float8_e4m3fn); saturating conversions (OCP "saturate", CUDA __NV_SATFINITE) give 448.
+// Under IEEE-style rounding everything above 448 + ulp/2 = 464 overflows to the NaN (PyTorch
+// Float8_e4m3fn); 464 itself is a tie that nearest_even sends to 448 (see the next test case).
+// Saturating conversions (OCP "saturate", CUDA __NV_SATFINITE) give 448.
 TEST_CASE("saturate: E4M3 500 -> 448 (0x7E) instead of NaN 0x7F; infinity -> max finite") {
   lf::status st{};
   CHECK(lf::from<lf::float8_e4m3fn>(500.0, lf::env{}, &st).bits() == 0x7F);
@@ -180,14 +184,197 @@ TEST_CASE("saturate: E4M3 500 -> 448 (0x7E) instead of NaN 0x7F; infinity -> max
   const auto max = lf::fp8_e4m3::from_bits(0x7E), two = lf::fp8_e4m3(2.0);
   CHECK(lf::mul(max, two).bits() == 0x7F);
   CHECK(lf::mul(max, two, with(lf::rounding::nearest_even, saturate())).bits() == 0x7E);
-  // The boundary under nearest_even: 463.99 -> 448, 464 (the tie max + ulp/2) -> NaN.
+  // The boundary under nearest_even: 463.99 -> 448, 464 (the tie max + ulp/2) -> 448, above -> NaN.
   CHECK(lf::fp8_e4m3(463.99).bits() == 0x7E);
-  CHECK(lf::fp8_e4m3(464.0).bits() == 0x7F);
+  CHECK(lf::fp8_e4m3(464.0).bits() == 0x7E);
+  CHECK(lf::fp8_e4m3(464.01).bits() == 0x7F);
+}
+
+// IEEE 754-2019 §7.4: overflow is signalled when the result, rounded as if the exponent range were
+// unbounded, exceeds max finite. In E4M3's top binade (2^8, ulp 2^5 = 32) the significands are
+// 1.000 .. 1.111; 1.111 * 2^8 = 480 is the NaN encoding, so 480 exists only with an unbounded
+// exponent. 464 = 1.1101b * 2^8 lies exactly halfway between 448 = 1.110b (even last bit) and
+// 480 = 1.111b (odd): nearest_even gives 448, which is finite, so 464 is inexact, not an overflow
+// (PyTorch c10::Float8_e4m3fn and ml_dtypes agree: 464 -> 0x7E). Anything above 464 rounds to 480
+// and overflows. nearest_away sends the tie to 480: overflow. upward/downward take 480 on the side
+// away from zero, toward_zero keeps 448 below 480 and overflows (to 448, §7.4) from 480 on.
+// Stochastic rounding of 464 discards exactly half an ulp: D = 2^31, up (480, overflow) iff random < D.
+TEST_CASE("E4M3 464 = 448 + ulp/2 (tie 1.110b/1.111b * 2^8): nearest_even 448 inexact, not overflow; every mode") {
+  using E = lf::fp8_e4m3;
+  constexpr auto F = lf::float8_e4m3fn;
+  const double above = std::nextafter(464.0f, 1000.0f);  // 464 + 2^-15: the next float, exact in both types
+  struct row {
+    double x;
+    lf::rounding m;
+    u64 bits;
+    lf::status flags;
+  };
+  const row rows[] = {
+      {464.0, lf::rounding::nearest_even, 0x7E, inexact},          {-464.0, lf::rounding::nearest_even, 0xFE, inexact},
+      {above, lf::rounding::nearest_even, 0x7F, overflow_inexact}, {-above, lf::rounding::nearest_even, 0xFF, overflow_inexact},
+      {463.0, lf::rounding::nearest_even, 0x7E, inexact},          {480.0, lf::rounding::nearest_even, 0x7F, overflow_inexact},
+      {464.0, lf::rounding::nearest_away, 0x7F, overflow_inexact}, {-464.0, lf::rounding::nearest_away, 0xFF, overflow_inexact},
+      {463.0, lf::rounding::nearest_away, 0x7E, inexact},
+      {464.0, lf::rounding::toward_zero, 0x7E, inexact},           {-464.0, lf::rounding::toward_zero, 0xFE, inexact},
+      {479.0, lf::rounding::toward_zero, 0x7E, inexact},           {480.0, lf::rounding::toward_zero, 0x7E, overflow_inexact},
+      {464.0, lf::rounding::upward, 0x7F, overflow_inexact},       {-464.0, lf::rounding::upward, 0xFE, inexact},
+      {449.0, lf::rounding::upward, 0x7F, overflow_inexact},
+      {464.0, lf::rounding::downward, 0x7E, inexact},              {-464.0, lf::rounding::downward, 0xFF, overflow_inexact},
+      // odd picks the neighbour with an odd last bit: 1.111b * 2^8 = 480 for everything in (448, 480),
+      // which overflows (to max finite under odd, as SoftFloat does).
+      {464.0, lf::rounding::odd, 0x7E, overflow_inexact},          {449.0, lf::rounding::odd, 0x7E, overflow_inexact},
+      {480.0, lf::rounding::odd, 0x7E, overflow_inexact},          {447.0, lf::rounding::odd, 0x7D, inexact},  // 416 = 1.101b
+  };
+  for (const auto& r : rows) {
+    INFO(r.x << " " << lf::rounding_name(r.m));
+    lf::status st{};
+    CHECK(lf::from<F>(r.x, lf::env{r.m}, &st).bits() == r.bits);  // from double
+    CHECK(st == r.flags);
+    st = {};
+    CHECK(lf::from<F>(static_cast<float>(r.x), lf::env{r.m}, &st).bits() == r.bits);  // from float (every x is a float)
+    CHECK(st == r.flags);
+    // saturate: the same rounding; an overflow gives max finite 448 (sign kept) and still raises overflow
+    st = {};
+    const bool over = (r.flags & lf::status::overflow) != lf::status::none;
+    CHECK(lf::from<F>(r.x, with(r.m, saturate()), &st).bits() == (over ? (r.bits & 0x80) | 0x7E : r.bits));
+    CHECK(st == (over ? overflow_inexact : inexact));
+  }
+  // The array kernels (lf::convert over spans, a vectorised lane of their own) round the same way:
+  // 100 copies of each value, from float and from double; the status is the OR over the elements.
+  for (const auto& r : rows) {
+    INFO(r.x << " " << lf::rounding_name(r.m));
+    for (bool sat : {false, true}) {
+      const bool over = (r.flags & lf::status::overflow) != lf::status::none;
+      const u64 want = sat && over ? (r.bits & 0x80) | 0x7E : r.bits;
+      const std::vector<float> xf(100, static_cast<float>(r.x));
+      const std::vector<double> xd(100, r.x);
+      std::vector<E> of(100), od(100);
+      const lf::env e = sat ? with(r.m, saturate()) : lf::env{r.m};
+      CHECK(lf::convert(std::span<const float>(xf), std::span<E>(of), e) == r.flags);
+      CHECK(lf::convert(std::span<const double>(xd), std::span<E>(od), e) == r.flags);
+      CHECK(std::all_of(of.begin(), of.end(), [&](E v) { return v.bits() == want; }));
+      CHECK(std::all_of(od.begin(), od.end(), [&](E v) { return v.bits() == want; }));
+    }
+  }
+  // from double: 464 + 2^-44, the double just above 464, is not a float
+  CHECK(lf::from<F>(std::nextafter(464.0, 1000.0)).bits() == 0x7F);
+  CHECK(lf::from<F>(-std::nextafter(464.0, 1000.0)).bits() == 0xFF);
+  // convertFormat from binary16: 464 = 0.11000.1101000000 = 0x5F40 exactly, 466 = 0x5F48
+  lf::status st{};
+  CHECK(lf::convert(F, lf::binary16, 0x5F40, lf::env{}, st) == 0x7E);
+  CHECK(st == inexact);
+  st = {};
+  CHECK(lf::convert(F, lf::binary16, 0x5F48, lf::env{}, st) == 0x7F);
+  CHECK(st == overflow_inexact);
+  // from integer
+  st = {};
+  CHECK(lf::from_int(F, 464, lf::env{}, st) == 0x7E);
+  CHECK(st == inexact);
+  st = {};
+  CHECK(lf::from_int(F, -465, lf::env{}, st) == 0xFF);
+  CHECK(st == overflow_inexact);
+  // stochastic: D = 2^31
+  st = {};
+  CHECK(lf::from<F>(464.0, lf::env{lf::rounding::stochastic, {}, 0x7FFFFFFFu}, &st).bits() == 0x7F);
+  CHECK(st == overflow_inexact);
+  st = {};
+  CHECK(lf::from<F>(464.0, lf::env{lf::rounding::stochastic, {}, 0x80000000u}, &st).bits() == 0x7E);
+  CHECK(st == inexact);
+
+  // Arithmetic results that land on the tie. 448 = 0x7E, 16 = 0.1011.000 = 0x58, 18 = 0.1011.001 = 0x59,
+  // 8 = 0x50, 2 = 0x40, 1 = 0x38, 1.125 = 0x39, 14 = 0x56, 15 = 0x57.
+  const E max = E::from_bits(0x7E);
+  st = {};
+  CHECK(lf::add(max, E::from_bits(0x58), lf::rounding::nearest_even, &st).bits() == 0x7E);  // 448 + 16 = 464
+  CHECK(st == inexact);
+  st = {};
+  CHECK(lf::sub(-max, E::from_bits(0x58), lf::rounding::nearest_even, &st).bits() == 0xFE);  // -464
+  CHECK(st == inexact);
+  st = {};
+  CHECK(lf::add(max, E::from_bits(0x59), lf::rounding::nearest_even, &st).bits() == 0x7F);  // 466
+  CHECK(st == overflow_inexact);
+  st = {};
+  CHECK(lf::add(max, E::from_bits(0x58), lf::rounding::nearest_away, &st).bits() == 0x7F);
+  CHECK(st == overflow_inexact);
+  st = {};
+  CHECK(lf::add(max, E::from_bits(0x58), with(lf::rounding::nearest_away, saturate()), &st).bits() == 0x7E);
+  CHECK(st == overflow_inexact);
+  CHECK((max + E::from_bits(0x58)).bits() == 0x7E);  // the typed operator (nearest_even)
+  st = {};
+  CHECK(lf::fma(E::from_bits(0x50), E::from_bits(0x40), max, lf::rounding::nearest_even, &st).bits() == 0x7E);  // 8*2 + 448
+  CHECK(st == inexact);
+  st = {};
+  CHECK(lf::fma(E::from_bits(0x39), E::from_bits(0x57), max, lf::rounding::nearest_even, &st).bits() == 0x7F);  // 16.875 + 448
+  CHECK(st == overflow_inexact);
+  st = {};
+  CHECK(lf::fma(E::from_bits(0x39), E::from_bits(0x56), max, lf::rounding::nearest_even, &st).bits() == 0x7E);  // 15.75 + 448
+  CHECK(st == inexact);
+  // mul: 464 = 29 * 2^4 and 29 = 11101b needs 5 bits, so no product of E4M3 values is 464. Two
+  // multiples of 2^4 above 448 that are products: 2 * 240 (0x40 * 0x77 = 480) overflows.
+  st = {};
+  CHECK(lf::mul(E::from_bits(0x40), E::from_bits(0x77), lf::rounding::nearest_even, &st).bits() == 0x7F);
+  CHECK(st == overflow_inexact);
+}
+
+// The same rule in custom no-infinity ("fn") formats. Their max finite is always S.1..1.1..10,
+// an even last bit, so max + ulp/2 ties to max under nearest_even.
+//   e5m3fn {5, 4, nan_only}: 9 bits, bias 15, emax 31 - 15 = 16: max 1.110b * 2^16 = 114688 = 0xFE,
+//     NaN 0xFF (1.111b * 2^16 = 122880 unbounded), tie 1.1101b * 2^16 = 118784; sign bit 0x100.
+//   e4m5fn {4, 6, nan_only}: 10 bits, bias 7, emax 8, ulp at the top 2^3: max 62 * 8 = 496 = 0x1FE,
+//     NaN 0x1FF (63 * 8 = 504), tie 500 = 5 * 100 = 1.01b * 2^2 * 1.1001b * 2^6 (a product).
+TEST_CASE("custom fn formats e5m3fn and e4m5fn: max + ulp/2 ties to max under nearest_even; above overflows") {
+  constexpr lf::format e5m3fn{5, 4, lf::nonfinite::nan_only};
+  constexpr lf::format e4m5fn{4, 6, lf::nonfinite::nan_only};
+  static_assert(e5m3fn.emax() == 16 && e4m5fn.emax() == 8);
+  lf::status st{};
+  CHECK(lf::from<e5m3fn>(118784.0, lf::env{}, &st).bits() == 0xFE);
+  CHECK(st == inexact);
+  st = {};
+  CHECK(lf::from<e5m3fn>(-118784.0, lf::env{}, &st).bits() == 0x1FE);
+  CHECK(st == inexact);
+  st = {};
+  CHECK(lf::from<e5m3fn>(118785.0, lf::env{}, &st).bits() == 0xFF);
+  CHECK(st == overflow_inexact);
+  st = {};
+  CHECK(lf::from<e5m3fn>(118784.0, lf::env{lf::rounding::nearest_away}, &st).bits() == 0xFF);
+  CHECK(st == overflow_inexact);
+  st = {};
+  CHECK(lf::from<e5m3fn>(118785.0, with(lf::rounding::nearest_even, saturate()), &st).bits() == 0xFE);
+  CHECK(st == overflow_inexact);
+  // e4m5fn: 5 * 100 = 500 is the tie; 5 = 0.1001.01000 (0x128), 100 = 0.1101.10010 (0x1B2)
+  using G = lf::fp<e4m5fn>;
+  static_assert(sizeof(G::storage_type) >= 2);
+  CHECK(static_cast<double>(G::from_bits(0x128)) == 5.0);
+  CHECK(static_cast<double>(G::from_bits(0x1B2)) == 100.0);
+  st = {};
+  CHECK(lf::mul(G::from_bits(0x128), G::from_bits(0x1B2), lf::rounding::nearest_even, &st).bits() == 0x1FE);
+  CHECK(st == inexact);
+  st = {};
+  CHECK(lf::mul(G::from_bits(0x128), G::from_bits(0x1B2), lf::rounding::nearest_away, &st).bits() == 0x1FF);
+  CHECK(st == overflow_inexact);
+  st = {};
+  CHECK(lf::mul(G::from_bits(0x128), G::from_bits(0x1B2), lf::rounding::upward, &st).bits() == 0x1FF);
+  CHECK(st == overflow_inexact);
+  st = {};
+  CHECK(lf::mul(G::from_bits(0x128), G::from_bits(0x1B2), lf::rounding::toward_zero, &st).bits() == 0x1FE);
+  CHECK(st == inexact);
+  // 5 * 102 (0x1B3 = 1.10011b * 2^6) = 510 > 500: overflow
+  CHECK(static_cast<double>(G::from_bits(0x1B3)) == 102.0);
+  st = {};
+  CHECK(lf::mul(G::from_bits(0x128), G::from_bits(0x1B3), lf::rounding::nearest_even, &st).bits() == 0x1FF);
+  CHECK(st == overflow_inexact);
+  // run-time format path (not the typed template): the same answers
+  st = {};
+  CHECK(lf::mul(e4m5fn, 0x128, 0x1B2, lf::env{}, st) == 0x1FE);
+  CHECK(st == inexact);
+  st = {};
+  CHECK(lf::add(lf::float8_e4m3fn, 0x7E, 0x58, lf::env{}, st) == 0x7E);
+  CHECK(st == inexact);
 }
 
 // 432 = 1.6875 * 2^8 is the tie between 416 = 0.1111.101 and 448 = 0.1111.110. Ties to even pick
-// 448 (fraction 110): a finite, exact-free, non-overflowing result. (CORE_BUGS.md: the core
-// confuses this tie with the 464 one and returns the NaN.)
+// 448 (fraction 110): a finite, non-overflowing result, inexact only. (A core that decided this
+// tie by "a tie that reaches max" would confuse it with the one at 464 above max.)
 TEST_CASE("E4M3 nearest_even: 432 (tie 416/448) rounds to even 448 = 0x7E with inexact only, not NaN") {
   lf::status st{};
   CHECK(lf::from<lf::float8_e4m3fn>(432.0, lf::env{}, &st).bits() == 0x7E);

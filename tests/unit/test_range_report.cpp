@@ -58,15 +58,18 @@ oracle::exact scaled(oracle::exact x, int k) {
 }
 
 /// Round to nearest even by hand: v = |x| * S >= 0, exact in double. The boundaries follow from
-/// the spec parameters (IEEE 754-2019 §4.3.1, §7.4; OCP FP8 v1.0 for E4M3's 464):
+/// the spec parameters (IEEE 754-2019 §4.3.1, §7.4):
 ///   nonzero   v > 2^(emin-p)            (half the smallest subnormal 2^(emin-p+1); the tie goes to 0)
 ///   normal    v >= 2^emin - 2^(emin-p)  (the midpoint below 2^emin; the tie goes to even 2^emin)
-///   overflow  v >= max + ulp(max)/2     (IEEE: 2^emax * (2 - 2^-p); E4M3: 448 + 16 = 464)
+///   overflow  v >= max + ulp(max)/2     IEEE: 2^emax * (2 - 2^-p). Max has an odd last bit, so the
+///                                       tie rounds (unbounded exponent, §7.4) up to 2^(emax+1).
+///             v >  max + ulp(max)/2     no infinity (OCP E4M3): max S.1..1.1..10 has an even last
+///                                       bit, the tie rounds to max itself (E4M3: 464 -> 448).
 range_class rne_by_hand(double v, const oracle::target& t) {
   const double max = std::ldexp(static_cast<double>(t.max_sig()), t.emax - (t.p - 1));
-  const double over = max + std::ldexp(1.0, t.emax - t.p);
+  const double tie = max + std::ldexp(1.0, t.emax - t.p);
   if (v == 0) return range_class::exact_zero;
-  if (v >= over) return range_class::overflow;
+  if (t.nan_only ? v > tie : v >= tie) return range_class::overflow;
   if (v >= std::ldexp(1.0, t.emin) - std::ldexp(1.0, t.emin - t.p)) return range_class::normal;
   if (v > std::ldexp(1.0, t.emin - t.p)) return range_class::subnormal;
   return range_class::zero;

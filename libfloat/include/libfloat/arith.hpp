@@ -567,6 +567,12 @@ constexpr bits_t rem(const format& f, bits_t a, bits_t b, const env& e, status& 
 
 /// §5.3.1 roundToIntegral: rounds to an integral value in the format under e.mode.
 /// With exact = true it is roundToIntegralExact and raises inexact when the value changes.
+/// In a format whose max finite is not an integer (emax < p - 1, e.g. e2m3 with max 3.75) the
+/// integer can exceed max finite (3.75 -> 4); that is an overflow (§7.4): overflow and inexact,
+/// and the mode's overflow value, except that where that value is finite (saturate) it is the
+/// largest finite integer of the format (e2m3: 3), so the result stays integral. (It cannot
+/// happen in an IEEE interchange format: max finite is above 2^(p-1), and every value from there
+/// up is an integer, §5.9.)
 constexpr bits_t round_to_integral(const format& f, bits_t a, const env& e, bool exact, status& st) {
   using namespace detail;
   const unpacked x = unpack(f, a, daz(e));
@@ -577,8 +583,15 @@ constexpr bits_t round_to_integral(const format& f, bits_t a, const env& e, bool
   const integer_rounding r = round_integer(x.negative, x.exp, x.sig, e.mode, e.random);
   if (r.inexact && exact) st |= status::inexact;
   if (r.magnitude == 0) return zero_bits(f, x.negative);
+  status over{};
+  const bits_t b = round_pack(f, x.negative, 0, r.magnitude, false, e, over);  // exact unless it overflows
+  if (!has(over, status::overflow)) return b;
+  st |= status::overflow | status::inexact;
+  if ((b & ~f.sign_mask()) != f.max_finite_bits()) return b;  // infinity, or the NaN of a format without one
+  const unpacked m = unpack(f, f.max_finite_bits());
+  const integer_rounding largest = round_integer(false, m.exp, m.sig, rounding::toward_zero, 0);
   status ignored{};
-  return round_pack(f, x.negative, 0, r.magnitude, false, e, ignored);  // integral, so exact
+  return round_pack(f, x.negative, 0, largest.magnitude, false, e, ignored);  // below max finite: exact
 }
 
 // ---- conversions ------------------------------------------------------------------------

@@ -779,13 +779,12 @@ inline decimal_digits shortest_digits(const format& f, const unpacked& x) {
   const long s = x.exp - 2;
   const bool half_gap_below = c == (std::uint64_t{1} << (f.precision - 1)) && x.exp > f.emin() - f.precision + 1;
   const std::uint64_t X = 4 * c, H = X + 2, L = half_gap_below ? X - 1 : X - 2;
-  // Ends: a midpoint ties to the even significand, so both ends belong to x iff c is even; except
-  // above the max finite value of a format without infinity, where the tie overflows (round_pack
-  // step 5: E4M3 464 -> NaN). (The max finite of an IEEE format has an odd c.)
+  // Ends: a midpoint ties to the even significand, so both ends belong to x iff c is even. That
+  // holds at the top too: the max finite value of a format without infinity has an even c, and the
+  // tie above it rounds to it (IEEE 754-2019 §7.4 with an unbounded exponent: E4M3 464 -> 448,
+  // round_pack step 5); an IEEE format's max has an odd c, and its tie overflows.
   const bool even = (c & 1) == 0;
-  const bool at_max = f.kind == nonfinite::nan_only &&
-                      x.exp == f.emax() - f.precision + 1 && c == (std::uint64_t{1} << f.precision) - 2;
-  const bool include_low = even, include_high = even && !at_max;
+  const bool include_low = even, include_high = even;
   // 1. 10^k0 <= 2^s < H - L units (the estimate is within one of floor(s log10 2)).
   const long k0 = approx_floor_log10_pow2(s) - 1;
   const floor_result128 lo = scaled_floor_small(L, s, k0), hi = scaled_floor_small(H, s, k0);
@@ -918,9 +917,7 @@ inline decimal_digits shortest_digits_small(const format& f, const unpacked& x) 
   const bool half_gap_below = c == (std::uint64_t{1} << (f.precision - 1)) && x.exp > f.emin() - f.precision + 1;
   const std::uint64_t X = 4 * c, H = X + 2, L = half_gap_below ? X - 1 : X - 2;
   const bool even = (c & 1) == 0;
-  const bool at_max = f.kind == nonfinite::nan_only &&
-                      x.exp == f.emax() - f.precision + 1 && c == (std::uint64_t{1} << f.precision) - 2;
-  const bool include_low = even, include_high = even && !at_max;
+  const bool include_low = even, include_high = even;  // (as in shortest_digits, also at max finite)
   const long k0 = approx_floor_log10_pow2(s) - 1;
   const floor_result64 lo = scaled_floor_fast(L, s, k0), hi = scaled_floor_fast(H, s, k0);
   const floor_result64 twice0 = scaled_floor_fast(2 * X, s, k0);

@@ -152,10 +152,9 @@ LIBFLOAT_INLINE constexpr lane_uint<In> narrow_lane(lane_uint<In> x, std::uint32
     enc += static_cast<U>(random < d);
   }
   // 5. overflow: the rounded magnitude reaches F's infinity (or, without infinity, its NaN slot;
-  //    a tie at max + ulp/2 overflows there too, as round_pack decides).
-  bool over = enc >= inf_out;
-  if constexpr (F.kind == nonfinite::nan_only && M == rounding::nearest_even)
-    over = over | ((base == max_finite) & (rem == half) & normal);
+  //    a tie at max + ulp/2 goes to the even max under nearest_even and does not overflow, as
+  //    round_pack decides, IEEE 754-2019 §7.4).
+  const bool over = enc >= inf_out;
   constexpr bool inf_if_pos = M == rounding::nearest_even || M == rounding::nearest_away ||
                               M == rounding::stochastic || M == rounding::upward;
   constexpr bool inf_if_neg = M == rounding::nearest_even || M == rounding::nearest_away ||

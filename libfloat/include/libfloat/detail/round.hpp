@@ -193,8 +193,12 @@ constexpr std::uint64_t overflow_result(const format& f, bool negative, rounding
 ///     see the fast case below.)
 ///  4. Tininess (§7.5) before: E < emin; after: rounding to p bits at E's own grid stays < 2^emin.
 ///  5. Overflow (§7.4): the rounded value with unbounded exponent exceeds max finite. For formats
-///     without infinity the NaN slot S.1...1.1...1 also counts as beyond range, and ties between
-///     max finite and it overflow, as §4.3.1 rounds ties at max + ulp/2 to infinity.
+///     without infinity that value may be the NaN slot's, S.1...1.1...1 (E4M3: 1.111b * 2^8 = 480),
+///     which is beyond range too. Nothing else is: max finite S.1...1.1...10 has an even last bit,
+///     so under nearest_even the tie max + ulp/2 (E4M3 464) rounds to max itself, inexact but no
+///     overflow; nearest_away, upward/downward, odd and stochastic overflow there exactly when
+///     they pick the NaN slot's value. (In an IEEE format max has an odd last bit and that tie
+///     carries into 2^(emax+1): §4.3.1's "at least b^emax (b - 1/2 b^(1-p))".)
 ///  6. Flags: inexact if anything was discarded; underflow if tiny and inexact; FTZ flushes tiny.
 ///
 /// OnGrid (see round_pack_grid): x is an exact nonzero multiple of the smallest subnormal,
@@ -255,17 +259,9 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
   const bool normal = kept >= (top >> 1);
   if (normal) {
     const int Er = q + p - 1;
-    bool over = Er > f.emax();
-    if (!over && f.kind == nonfinite::nan_only && Er == f.emax()) {
-      const U nan_slot = top - 1;
-      // The tie max + ulp/2 truncates to max itself (so no increment happened); a tie below max
-      // that rounds up to max (e.g. E4M3 432 -> 448) is not an overflow.
-      const int shift = q - exp;  // no carry happened here, so q is still the rounding position
-      const bool tie = (sig & ((U{1} << shift) - 1)) == (U{1} << (shift - 1));
-      const bool tie_above_max = kept == nan_slot - 1 && tie && e.mode == rounding::nearest_even &&
-                                 (sig >> shift) == kept;
-      over = kept == nan_slot || tie_above_max;
-    }
+    // With no infinity, the all-ones significand at emax is the NaN slot: its value exists only
+    // with an unbounded exponent, so rounding to it is an overflow (step 5).
+    const bool over = Er > f.emax() || (f.kind == nonfinite::nan_only && Er == f.emax() && kept == top - 1);
     if (over) {
       st |= status::overflow | status::inexact;
       return overflow_result(f, negative, e.mode, e.policy);
