@@ -144,6 +144,49 @@ constexpr U isqrt(U x) {
   return r;
 }
 
+/// The next 32 bits of a square root: given root = isqrt(N) and rem = N - root^2 (so 0 <= rem <=
+/// 2 root), returns R = isqrt(N * 2^64) = root * 2^32 + t and sets rem = N * 2^64 - R^2.
+/// Preconditions: N < 2^113 (root < 2^57), which gives R < 2^89 and rem <= 2R < 2^90.
+template <typename U>
+constexpr U sqrt_32_more_bits(U N, U root, U& rem) {
+  if (std::is_constant_evaluated()) {
+    // Restoring digit-by-digit square root (no floating point in a constant expression): two zero
+    // bits appended to N make the next root bit 1 iff 4 rem >= 4 root + 1, and then rem becomes
+    // 4 rem - (4 root + 1). (4 rem <= 8 root < 2^92; for the 64-bit core, p <= 24, below 2^62.)
+    for (int i = 0; i < 32; ++i) {
+      rem <<= 2;
+      const U trial = (root << 2) | 1;
+      const bool one = rem >= trial;
+      rem -= one ? trial : U{0};
+      root = (root << 1) | U{one};
+    }
+    return root;
+  }
+  // t = floor((sqrt(N) - root) * 2^32) = floor(rem * 2^32 / (sqrt(N) + root)), and t < 2^32 as
+  // rem <= 2 root <= sqrt(N) + root, equal only when rem = 0. In double each of N, rem and root is
+  // within a relative 2^-53, and the sqrt, sum and quotient add one rounding each: the estimate is
+  // within a relative 2^-50 of the exact quotient (below 2^32), so within 2^-18 of it, and its
+  // floor is t, t - 1 or t + 1.
+  const double root_sum = std::sqrt(static_cast<double>(N)) + static_cast<double>(root);
+  const double q = static_cast<double>(rem) * 0x1p32 / root_sum;
+  std::uint64_t t = q < 0x1p32 ? static_cast<std::uint64_t>(q) : 0xFFFFFFFF;
+  // The exact check: R^2 = root^2 * 2^64 + B with B = (root * 2^33 + t) * t, so the remainder is
+  // A - B with A = rem * 2^64, and t is right iff 0 <= A - B <= 2R. B(t -/+ 1) = B -/+ (2R -/+ 1).
+  // Sizes: A < 2^121, B < 2^122.
+  const u128 A = u128{rem} << 64;
+  u128 R = (u128{root} << 32) + t;
+  u128 B = ((u128{root} << 33) + t) * t;
+  if (B > A) {
+    B -= 2 * R - 1;
+    R -= 1;
+  } else if (A - B > 2 * R) {
+    B += 2 * R + 1;
+    R += 1;
+  }
+  rem = static_cast<U>(A - B);
+  return static_cast<U>(R);
+}
+
 }  // namespace detail
 
 // ---- sign operations (IEEE 754-2019 §5.5.1: quiet, bit-level, no flags) ---------------------
@@ -285,14 +328,29 @@ LIBFLOAT_INLINE constexpr bits_t div_impl(const format& f, bits_t a, bits_t b, c
     return infinity(f, negative);
   }
   if (x.kind == kind::zero) return zero_bits(f, negative);
-  // Quotient with at least p + 2 bits; the remainder is the sticky part.
+  // Quotient with at least p + 2 bits (p + 3 or p + 4: num has p + 3 + wb bits); the remainder
+  // is the sticky part.
   const int wa = std::bit_width(x.sig), wb = std::bit_width(y.sig);
   int s = f.precision + 2 + wb - wa + 1;
   if (s < 0) s = 0;
   const U num = U{x.sig} << s;
-  const U quo = num / y.sig;
-  const bool sticky = num % y.sig != 0;
-  return round_pack(f, negative, x.exp - y.exp - s, quo, sticky, e, st);
+  U quo = num / y.sig;
+  U rem = num % y.sig;
+  int exp = x.exp - y.exp - s;
+  if (e.mode == rounding::stochastic) {
+    // Stochastic rounding reads the first 32 bits below the rounding position (round_step), and
+    // round_pack's tininess-after-rounding test reads them at a grid one bit lower, so D is exact
+    // only with p + 33 quotient bits and sticky below them. 32 more quotient bits, the next digit
+    // of the long division in base 2^32, give p + 35 or p + 36. Sizes: rem < y.sig < 2^p, so
+    // rem << 32 fits either core (2^56 for p <= 24, 2^85 for p <= 53), and quo < 2^(p + 4)
+    // becomes < 2^(p + 36) <= 2^60 resp. 2^89, below round_pack's 2^(W - 2). The deterministic
+    // modes only need p + 2 bits and sticky, so they skip the second division.
+    const U num2 = rem << 32;
+    quo = (quo << 32) | (num2 / y.sig);
+    rem = num2 % y.sig;
+    exp -= 32;
+  }
+  return round_pack(f, negative, exp, quo, rem != 0, e, st);
 }
 
 /// §5.4.1 squareRoot, correctly rounded; sqrt(-0) = -0, sqrt(x < 0) is invalid.
@@ -314,8 +372,16 @@ LIBFLOAT_INLINE constexpr bits_t sqrt_impl(const format& f, bits_t a, const env&
   const int shift = need > 0 ? (need + 1) & ~1 : 0;
   sig <<= shift;
   exp -= shift;
-  const U root = isqrt(sig);
-  return round_pack(f, false, exp / 2, root, root * root != sig, e, st);
+  U root = isqrt(sig);
+  U rem = sig - root * root;  // 0 <= rem <= 2 root
+  exp /= 2;                    // (exp is even)
+  if (e.mode == rounding::stochastic) {
+    // Stochastic rounding reads the first 32 bits below the rounding position (see div_impl):
+    // 32 more root bits. The root has p + 2 or p + 3 bits, so it ends below 2^(p + 35).
+    root = sqrt_32_more_bits(sig, root, rem);
+    exp -= 32;
+  }
+  return round_pack(f, false, exp, root, rem != 0, e, st);
 }
 
 /// §5.4.1 fusedMultiplyAdd: a*b + c with one rounding. Invalid for ∞*0 (even when c is a quiet
