@@ -26,15 +26,56 @@ using storage_for = std::conditional_t<
 constexpr void report(status* out, status s) {
   if (out) *out |= s;
 }
+
+/// floor(log10(m * 2^q)) exactly, for m * 2^q >= 1 and q <= 16400 (enough for every format's max
+/// finite value and powers of two): the number of decimal digits of the integer floor(m * 2^q),
+/// less one (10^k <= x < 10^(k+1) holds for x exactly when it holds for floor(x), 10^k being an
+/// integer). The digits are counted by dividing a big integer in base 2^64 limbs by 10^19,
+/// schoolbook; at most about 260 divisions of at most 258 limbs (w = 15), few enough for a
+/// compiler's constant-evaluation step limits.
+constexpr int floor_log10_scaled(std::uint64_t m, int q) {
+  int digits = 0;
+  if (q <= 0) {
+    std::uint64_t v = q <= -64 ? 0 : m >> -q;
+    for (; v != 0; v /= 10) ++digits;
+    return digits - 1;
+  }
+  constexpr int max_limbs = (64 + 16400) / 64 + 2;
+  constexpr std::uint64_t ten19 = 10000000000000000000u;
+  std::uint64_t limb[max_limbs] = {};
+  const int word = q / 64, bit = q % 64;
+  const u128 shifted = static_cast<u128>(m) << bit;  // m * 2^bit < 2^128
+  limb[word] = static_cast<std::uint64_t>(shifted);
+  limb[word + 1] = static_cast<std::uint64_t>(shifted >> 64);
+  int n = word + 2;
+  while (n > 0 && limb[n - 1] == 0) --n;
+  while (n > 1) {  // at least 2^64 > 10^19: take 19 digits off
+    u128 rem = 0;
+    for (int i = n; i-- > 0;) {
+      const u128 cur = (rem << 64) | limb[i];
+      limb[i] = static_cast<std::uint64_t>(cur / ten19);
+      rem = cur % ten19;
+    }
+    while (n > 0 && limb[n - 1] == 0) --n;
+    digits += 19;
+  }
+  for (std::uint64_t v = limb[0]; v != 0; v /= 10) ++digits;
+  return digits - 1;
+}
 }  // namespace detail
 
 /// A number in format F. Construction from float or double rounds to nearest even (like a
-/// hardware cast); conversion back is explicit and exact for every format that fits binary64
-/// (and binary32 for formats inside binary32). Operators round to nearest even and raise no
-/// flags; use the free functions (lf::add, ...) for other directions, policies and flags.
+/// hardware cast); conversion back is explicit and exact for every format whose values are all
+/// binary64 values (and binary32 for formats inside binary32), rounded to nearest even otherwise.
+/// Operators round to nearest even and raise no flags; use the free functions (lf::add, ...) for
+/// other directions, policies and flags.
 ///
 /// For binary32 and binary64 the operators are the hardware's, so they follow the thread's
-/// floating-point environment; every other format is computed by the library.
+/// floating-point environment (rounding direction, FTZ, DAZ), as float and double do. Every other
+/// format's operators, and every conversion, give the format's nearest-even result whatever that
+/// environment is: binary16 and bfloat16 use binary32 hardware arithmetic only while the
+/// environment is IEEE's default (detail::hardware_env_is_default) and the library's exact path
+/// otherwise.
 template <format F>
   requires(F.valid())
 class fp {
@@ -69,10 +110,17 @@ class fp {
       return std::bit_cast<float>(static_cast<std::uint32_t>(convert(binary32, F, bits_, env{}, ignored)));
     }
   }
-  /// Exact for every format the library supports (all fit binary64).
+  /// Exact when F's values are all binary64 values (every named format; a custom format with at
+  /// most 10 exponent bits, or 11 with infinities); otherwise rounded to nearest even, so a value
+  /// beyond binary64's range gives an infinity or a zero (e.g. max() of e12m3).
   explicit constexpr operator double() const {
     if constexpr (F == binary64) return std::bit_cast<double>(static_cast<std::uint64_t>(bits_));
-    else if constexpr (F == binary16 || F == bfloat16 || F == binary32) return static_cast<double>(static_cast<float>(*this));
+    else if constexpr (F == binary16)
+      return std::bit_cast<double>(detail::f32_to_f64_bits(detail::f16_to_f32_bits(bits_)));
+    else if constexpr (F == bfloat16)
+      return std::bit_cast<double>(detail::f32_to_f64_bits(detail::bf16_to_f32_bits(bits_)));
+    else if constexpr (F == binary32)
+      return std::bit_cast<double>(detail::f32_to_f64_bits(static_cast<std::uint32_t>(bits_)));
     else {
       status ignored{};
       return std::bit_cast<double>(convert(binary64, F, bits_, env{}, ignored));
@@ -115,37 +163,70 @@ class fp {
 
   template <op O>
   constexpr fp binary_op(fp b) const {
-    if constexpr (F == binary16 || F == bfloat16 || F == binary32 || F == binary64) {
-      // binary16/bfloat16: binary32 arithmetic then one narrowing is correctly rounded (fast.hpp).
-      using H = std::conditional_t<F == binary64, double, float>;
-      using S = storage_type;
-      const H x = static_cast<H>(*this), y = static_cast<H>(b);
-      const S r = narrow(apply<O>(x, y));
-      // The NaN rule (first NaN operand, quieted) is applied here rather than left to the FPU: the
-      // compiler may swap the operands of a commutative + or *, and x86 returns the first one's
-      // NaN. As masks (a ?: here becomes branches), so that GCC still vectorises the loops.
-      const auto quiet = static_cast<S>(F.quiet_bit());
-      if constexpr (F == binary16) {
-        // binary16's conversions do not vectorise anyway; selects are the faster form here.
-        S out = r;
-        out = __builtin_isnan(y) ? static_cast<S>(b.bits_ | quiet) : out;
-        out = __builtin_isnan(x) ? static_cast<S>(bits_ | quiet) : out;
-        return from_bits(out);
-      } else {
-        const auto all_if = [](bool c) { return static_cast<S>(S{0} - static_cast<S>(c)); };
-        const S na = all_if(__builtin_isnan(x));
-        const S nb = static_cast<S>(all_if(__builtin_isnan(y)) & ~na);
-        return from_bits(static_cast<S>((r & static_cast<S>(~(na | nb))) | ((bits_ | quiet) & na) |
-                                        ((b.bits_ | quiet) & nb)));
-      }
+    if constexpr (F == binary32 || F == binary64) {
+      return hardware_op<O, false>(b);  // the hardware's, in the thread's environment (class comment)
+    } else if constexpr (F == binary16 || F == bfloat16) {
+      // binary32 arithmetic is the format's only in IEEE's default environment: under FTZ or DAZ a
+      // bfloat16 subnormal operand or result reads or comes out as zero, another rounding direction
+      // changes the sign of an exact zero sum (and other results), an unmasked exception traps.
+      // One STMXCSR decides (detail::hardware_env_is_default); otherwise the exact path below.
+      if (std::is_constant_evaluated()) return hardware_op<O, false>(b);
+      if (detail::hardware_env_is_default()) [[likely]] return hardware_op<O, true>(b);
+      return exact_op_cold<O>(b);  // out of line: the loop around the fast path stays small
     } else {
-      status ignored{};
-      bits_t r{};
-      if constexpr (O == op::add) r = detail::add_inline<F>(F, bits_, b.bits_, env{}, ignored);
-      else if constexpr (O == op::sub) r = detail::sub_inline<F>(F, bits_, b.bits_, env{}, ignored);
-      else if constexpr (O == op::mul) r = detail::mul_inline<F>(F, bits_, b.bits_, env{}, ignored);
-      else r = detail::div_inline<F>(F, bits_, b.bits_, env{}, ignored);
-      return from_bits(static_cast<storage_type>(r));
+      return exact_op<O>(b);
+    }
+  }
+
+  template <op O>
+  constexpr fp exact_op(fp b) const {
+    status ignored{};
+    bits_t r{};
+    if constexpr (O == op::add) r = detail::add_inline<F>(F, bits_, b.bits_, env{}, ignored);
+    else if constexpr (O == op::sub) r = detail::sub_inline<F>(F, bits_, b.bits_, env{}, ignored);
+    else if constexpr (O == op::mul) r = detail::mul_inline<F>(F, bits_, b.bits_, env{}, ignored);
+    else r = detail::div_inline<F>(F, bits_, b.bits_, env{}, ignored);
+    return from_bits(static_cast<storage_type>(r));
+  }
+  template <op O>
+  [[gnu::noinline, gnu::cold]] fp exact_op_cold(fp b) const {
+    return exact_op<O>(b);
+  }
+
+  /// The operation in binary32 (binary64 for binary64) hardware arithmetic. Checked: the caller has
+  /// just found the environment at its default, and the arithmetic is kept between that read and
+  /// whatever follows (empty volatile asm on its operands and result; volatile asm and the MXCSR
+  /// intrinsics keep their order), so the compiler cannot move it across a later _mm_setcsr.
+  template <op O, bool Checked>
+  constexpr fp hardware_op(fp b) const {
+    // binary16/bfloat16: binary32 arithmetic then one narrowing is correctly rounded (fast.hpp).
+    using H = std::conditional_t<F == binary64, double, float>;
+    using S = storage_type;
+    H x = static_cast<H>(*this), y = static_cast<H>(b);
+#if defined(LIBFLOAT_HARDWARE_FLOAT_X86)
+    if constexpr (Checked) __asm__ volatile("" : "+x"(x), "+x"(y));
+#endif
+    H z = apply<O>(x, y);
+#if defined(LIBFLOAT_HARDWARE_FLOAT_X86)
+    if constexpr (Checked) __asm__ volatile("" : "+x"(z));
+#endif
+    const S r = narrow(z);
+    // The NaN rule (first NaN operand, quieted) is applied here rather than left to the FPU: the
+    // compiler may swap the operands of a commutative + or *, and x86 returns the first one's
+    // NaN. As masks (a ?: here becomes branches), so that GCC still vectorises binary32 loops.
+    const auto quiet = static_cast<S>(F.quiet_bit());
+    if constexpr (F == binary16) {
+      // binary16's conversions do not vectorise anyway; selects are the faster form here.
+      S out = r;
+      out = __builtin_isnan(y) ? static_cast<S>(b.bits_ | quiet) : out;
+      out = __builtin_isnan(x) ? static_cast<S>(bits_ | quiet) : out;
+      return from_bits(out);
+    } else {
+      const auto all_if = [](bool c) { return static_cast<S>(S{0} - static_cast<S>(c)); };
+      const S na = all_if(__builtin_isnan(x));
+      const S nb = static_cast<S>(all_if(__builtin_isnan(y)) & ~na);
+      return from_bits(static_cast<S>((r & static_cast<S>(~(na | nb))) | ((bits_ | quiet) & na) |
+                                      ((b.bits_ | quiet) & nb)));
     }
   }
 
@@ -179,9 +260,18 @@ using fp8_e4m3 = fp<float8_e4m3fn>;
 using fp8_e5m2 = fp<float8_e5m2>;
 
 /// NVIDIA keeps TF32 in a 32-bit word in binary32 layout, low 13 bits ignored. These map between
-/// that word and lf::tf32 (truncating the ignored bits, as the tensor cores read them).
+/// that word and lf::tf32: from_binary32_word drops the ignored bits (as the tensor cores read
+/// them; no rounding), with one exception. A NaN word whose payload lies entirely in the low 13
+/// bits (0x7F800001..0x7F801FFF and the same with the sign set: signaling NaNs) would lose it and
+/// read as an infinity; it gives the quiet NaN of the same sign with a zero payload instead
+/// (0x3FE00 or 0x7FE00), as a conversion would: IEEE 754-2019 §6.2 has an operation on a signaling
+/// NaN deliver a quiet NaN, and §6.2.3 keeps a payload only where the destination can hold it
+/// (none of this one fits). Every other word, NaNs included, keeps its top 19 bits, so
+/// tf32_from_binary32_word(tf32_to_binary32_word(x)) is x for every encoding x.
 constexpr tf32 tf32_from_binary32_word(std::uint32_t w) {
-  return tf32::from_bits(static_cast<std::uint32_t>(w >> 13));
+  const auto t = static_cast<std::uint32_t>(w >> 13);
+  const bool nan_lost = (w & 0x7FFFE000u) == 0x7F800000u && (w & 0x1FFFu) != 0;
+  return tf32::from_bits(nan_lost ? t | 0x200u : t);  // 0x200: tf32's quiet bit
 }
 constexpr std::uint32_t tf32_to_binary32_word(tf32 x) { return static_cast<std::uint32_t>(x.bits()) << 13; }
 
@@ -315,8 +405,11 @@ template <lf::format F>
 class std::numeric_limits<lf::fp<F>> {
   using T = lf::fp<F>;
   using S = typename T::storage_type;
-  // floor(n * log10(2)) for |n| < 2^15, in integers: 30103 / 100000 is log10(2) to 5 digits.
-  static constexpr int floor_log10_pow2(int n) { return n >= 0 ? n * 30103 / 100000 : -((-n * 30103 + 99999) / 100000); }
+  // The decimal members, exactly ([numeric.limits.members]), from floor(log10(x)) of exact values:
+  // max finite = (2^p - 1) * 2^(emax - p + 1), or (2^p - 2) * 2^(emax - p + 1) without infinity
+  // (the all-ones fraction of the top binade is the NaN); min normal = 2^emin.
+  static constexpr std::uint64_t max_significand =
+      (std::uint64_t{1} << F.precision) - (F.kind == lf::nonfinite::ieee ? 1 : 2);
 
  public:
   static constexpr bool is_specialized = true;
@@ -335,13 +428,19 @@ class std::numeric_limits<lf::fp<F>> {
   static constexpr bool is_bounded = true;
   static constexpr bool is_modulo = false;
   static constexpr int digits = F.precision;
-  static constexpr int digits10 = floor_log10_pow2(F.precision - 1);
-  static constexpr int max_digits10 = floor_log10_pow2(F.precision) + 2;  // ceil(p log10 2) + 1
+  /// floor((p - 1) log10 2): decimal digits that survive a round trip through F.
+  static constexpr int digits10 = lf::detail::floor_log10_scaled(1, F.precision - 1);
+  /// ceil(p log10 2) + 1 = floor(p log10 2) + 2 (p log10 2 is never an integer for p >= 1): digits
+  /// that tell every two values apart.
+  static constexpr int max_digits10 = lf::detail::floor_log10_scaled(1, F.precision) + 2;
   static constexpr int radix = 2;
   static constexpr int min_exponent = F.emin() + 1;
-  static constexpr int min_exponent10 = -floor_log10_pow2(-F.emin());  // ceil(emin log10 2)
+  /// The smallest k with 10^k >= min normal 2^emin: -floor(log10(2^-emin)).
+  static constexpr int min_exponent10 = -lf::detail::floor_log10_scaled(1, -F.emin());
   static constexpr int max_exponent = F.emax() + 1;
-  static constexpr int max_exponent10 = floor_log10_pow2(F.emax() + 1 - (F.kind == lf::nonfinite::nan_only ? 1 : 0));
+  /// The largest k with 10^k <= max finite: floor(log10(max finite)).
+  static constexpr int max_exponent10 =
+      lf::detail::floor_log10_scaled(max_significand, F.emax() - F.precision + 1);
   static constexpr bool traps = false;
   static constexpr bool tinyness_before = false;
 

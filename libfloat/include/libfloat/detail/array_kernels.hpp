@@ -9,12 +9,15 @@
 //     roundTiesToEven, gradual underflow, NaNs quieted keeping the leading payload bits, as
 //     lf::convert does). The flags are computed beside it from integer compares.
 //   - binary16 -> float: F16C VCVTPH2PS is exact.
-// Both run with MXCSR set to its default (DAZ/FTZ off) and restore the caller's MXCSR, flags included.
+// Both run with MXCSR set to its default (DAZ/FTZ off) and restore the caller's MXCSR, flags included:
+// VCVTPS2PH reads a subnormal input as zero under MXCSR.DAZ, and an unmasked exception would trap.
 // With AVX-512, F16C also converts float -> binary16 in the directed modes (VCVTPS2PH's rounding
 // immediate: toward zero, upward, downward), flags computed beside it as above. The AVX-512 loops
 // of float -> bfloat16 in every deterministic mode use integer bit tricks on blocks of normal-range
 // values and the core's lane elsewhere (narrow_trick_avx512, bf16_rne_blocks_avx512).
-// AVX512_BF16's VCVTNEPS2BF16 is not used: it flushes subnormal inputs and raises no flags.
+// AVX512_BF16's VCVTNEPS2BF16 never consults MXCSR (Intel SDM: nearest even, subnormal inputs and
+// outputs flushed, no flags), so it needs no guard; it runs only on blocks without subnormal inputs
+// (bf16_rne_blocks_avx512), and the flags are computed beside it.
 // Defining LIBFLOAT_ARRAY_NO_X86 leaves only the portable loops (to check a non-x86 build on x86).
 #pragma once
 

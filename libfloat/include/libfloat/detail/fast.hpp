@@ -8,17 +8,53 @@
 //   binary32 has p = 24 >= 2p + 2 for both (Figueroa, "When is double rounding innocuous?", 1995),
 //   and its exponent range holds every exact result's magnitude. The exhaustive tests check every
 //   operand pair against an independent oracle.
+// - All of that holds for IEEE 754's default floating-point environment only. Hardware arithmetic
+//   follows the thread's control register (x86 MXCSR: rounding direction, flush-to-zero FTZ,
+//   denormals-are-zero DAZ, exception traps), which -ffast-math's startup code,
+//   _MM_SET_FLUSH_ZERO_MODE or torch.set_flush_denormal change. hardware_env_is_default() reads
+//   it, and lf::fp16 / lf::bf16's operators take the binary32 path only when it is the default;
+//   otherwise the library's exact integer path runs (tests/unit/test_fp_env.cpp). The conversions
+//   below give the same bits in every environment (f16_to_float).
 #pragma once
 
 #include <bit>
 #include <cstdint>
 #include <type_traits>
 
-#if defined(__F16C__)
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__SSE2_MATH__) && !defined(__FAST_MATH__) && !defined(LIBFLOAT_NO_HARDWARE_FLOAT)
+// The fast paths need SSE arithmetic for float and double (not x87's extended precision) and a
+// compiler that keeps IEEE semantics (no -ffast-math: it assumes no NaNs and may reassociate).
+#define LIBFLOAT_HARDWARE_FLOAT_X86 1
+#include <immintrin.h>
+#elif defined(__F16C__)
 #include <immintrin.h>
 #endif
 
 namespace lf::detail {
+
+/// True when this build can use binary32 hardware arithmetic for the binary16 / bfloat16
+/// operators at all (x86 with SSE float and double arithmetic, no -ffast-math); they still check
+/// the environment at run time (hardware_env_is_default).
+inline constexpr bool hardware_float_built =
+#if defined(LIBFLOAT_HARDWARE_FLOAT_X86)
+    true;
+#else
+    false;
+#endif
+
+/// Whether the thread's SSE environment is IEEE 754's default, under which binary32 hardware
+/// arithmetic gives the results the fast paths rely on and raises no trap: MXCSR
+/// (bits 0-5 sticky flags, ignored; 6 DAZ; 7-12 exception masks; 13-14 rounding control; 15 FTZ)
+/// is 0x1F80 apart from the sticky flags: round to nearest even, no DAZ, no FTZ, every exception
+/// masked (so nothing traps). One STMXCSR and a compare; false where hardware_float_built is false.
+[[gnu::always_inline]] inline bool hardware_env_is_default() {
+#if defined(LIBFLOAT_HARDWARE_FLOAT_X86)
+  return (_mm_getcsr() & 0xFFC0u) == 0x1F80u;
+#else
+  return false;
+#endif
+}
 
 constexpr std::uint32_t f16_to_f32_bits(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
@@ -63,10 +99,33 @@ constexpr std::uint16_t f32_to_bf16_bits_rne(std::uint32_t x) {
   return static_cast<std::uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);  // ties to even; carries into inf
 }
 
-/// binary16 <-> float for lf::fp16's operators. When the translation unit is compiled for F16C
-/// (-mf16c, -march=x86-64-v3, -march=native) the hardware conversions are used outside constant
-/// evaluation: VCVTPH2PS is exact and VCVTPS2PH with imm8 = 0 is IEEE roundTiesToEven with the
-/// same NaN quieting, so both paths give the same bits (tests/exhaustive checks both builds).
+/// binary32 -> binary64, exact, in integers: the same bits as a hardware conversion in the default
+/// environment (a NaN quieted, its payload kept), but DAZ cannot read a subnormal as zero and a
+/// signaling NaN cannot trap.
+constexpr std::uint64_t f32_to_f64_bits(std::uint32_t x) {
+  const std::uint64_t sign = static_cast<std::uint64_t>(x & 0x80000000u) << 32;
+  const std::uint32_t e = (x >> 23) & 0xFFu;
+  std::uint64_t m = x & 0x7FFFFFu;
+  if (e == 0xFF) return sign | 0x7FF0000000000000u | (m << 29) | (m ? 0x0008000000000000u : 0u);  // NaN quieted
+  if (e == 0) {
+    if (m == 0) return sign;
+    // subnormal m * 2^-149: normalise so that bit 23 is the hidden bit
+    const int s = 24 - std::bit_width(m);
+    m = (m << s) & 0x7FFFFFu;
+    return sign | (static_cast<std::uint64_t>(1 - s + 896) << 52) | (m << 29);  // rebias 127 -> 1023
+  }
+  return sign | (static_cast<std::uint64_t>(e + 896) << 52) | (m << 29);
+}
+
+/// binary16 <-> float for lf::fp16's operators and conversions. When the translation unit is
+/// compiled for F16C (-mf16c, -march=x86-64-v3, -march=native) the hardware conversions are used
+/// outside constant evaluation: VCVTPH2PS is exact and VCVTPS2PH with imm8 = 0 is IEEE
+/// roundTiesToEven with the same NaN quieting, so both paths give the same bits (tests/exhaustive
+/// checks both builds). Their results do not depend on MXCSR either (Intel SDM): VCVTPS2PH takes
+/// its rounding from imm8 and ignores FTZ, and under DAZ reads a binary32 subnormal input as a
+/// zero of the same sign, which is also that input's binary16 result; VCVTPH2PS ignores DAZ. Like
+/// any hardware conversion they do raise MXCSR exceptions (inexact, overflow, underflow, invalid
+/// for a signaling NaN), which trap where the caller has unmasked them.
 constexpr float f16_to_float(std::uint16_t h) {
 #if defined(__F16C__)
   if (!std::is_constant_evaluated()) return _cvtsh_ss(h);
