@@ -75,7 +75,7 @@ std::string show(int n, const language& l, std::uint64_t seed, bool live) {
     case 3: return show_q3(run_q3(), l);
     case 4: return show_q4(run_q4(seed), l);
     case 5: return show_q5(run_q5(live), l);
-    case 6: return show_q6(run_q6(), l);
+    case 6: return show_q6(run_q6(seed), l);
     case 7: return show_q7(run_q7(seed), l);
     case 8: return show_q8(run_q8(), l);
     default: throw std::out_of_range("no demo for question " + std::to_string(n));

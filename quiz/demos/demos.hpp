@@ -38,7 +38,17 @@ struct q1_result {
   lf::amp::stagnation_result fp16, bf16, fp32;  ///< weight and update in that format
   double half_ulp_one_fp16 = 0;  ///< half an ulp of 1 in fp16: 2^-11
   double ratio_fp16 = 0;         ///< 2^p = 2048: an update is lost when |w| >= ratio * |update|
-  double lost_from_fp16 = 0;     ///< ratio_fp16 * fp16(update): fp16 weights this large ignore the update
+  double lost_from_fp16 = 0;     ///< ratio_fp16 * fp16(update): the rule of thumb's bound (0.2048...)
+  // The exact threshold, from the fp16 update tried on every positive finite fp16 weight w.
+  double lost_from_up = 0;       ///< w + u: the smallest w from which on every weight loses u (0.25)
+  double moving_below_up = 0;    ///< the largest w whose w + u still moves (next below lost_from_up)
+  double moving_below_up_half_ulp = 0;  ///< half an ulp of moving_below_up (2^-14, less than u)
+  bool up_is_sharp = false;      ///< w + u == w exactly for the w >= lost_from_up
+  double lost_from_down = 0;     ///< w - u (towards zero): the same threshold (0.250244140625)
+  bool down_is_sharp = false;    ///< w - u == w exactly for the w >= lost_from_down
+  // Why the fp32 weight is not the exact w0 + N u either.
+  double fp32_step = 0;          ///< fp32(1 + u) - 1: what one fp32 sum adds to a w in [1, 2)
+  bool fp32_steps_equal = false; ///< every fp32 step whose exact sum w + u is below 2 added fp32_step
 };
 q1_result run_q1();
 std::string show_q1(const q1_result& r, const language& l);
@@ -67,6 +77,8 @@ struct q2_result {
   int fp16_min_subnormal_exp = 0;    ///< -24
   int fp16_min_normal_exp = 0;       ///< -14
   double fp16_max = 0;               ///< 65504
+  double fp16_zero_up_to = 0;        ///< 2^-25, half the smallest subnormal: x <= it rounds to 0
+  double fp16_overflow_from = 0;     ///< 65520, max + half an ulp: x >= it rounds to infinity
   double tiny = 1e-8;
   double tiny_fp16 = 0;              ///< fp16(1e-8) = 0
   double tiny_scaled = 0;            ///< 1e-8 * 1024
@@ -81,8 +93,10 @@ struct format_limits {
   std::string name;
   lf::format fmt;
   double max = 0, min_normal = 0, min_subnormal = 0, epsilon = 0;
+  double unit_roundoff = 0;       ///< half_ulp(1) = 2^-p = epsilon / 2: nearest's largest relative error
   std::vector<double> converted;  ///< each of q3_result::samples converted (nearest even)
   std::vector<lf::fp_class> classes;
+  std::vector<double> relative_error;  ///< |converted - sample| / sample, exact then rounded; inf on overflow
 };
 struct q3_result {
   std::vector<double> samples{1e-10, 70000.0, 3e38};
@@ -97,12 +111,18 @@ struct dot_model {
   lf::format fmt = lf::binary32;  ///< the result's format
   double value = 0;
   double relative_error = 0;  ///< against the exact dot of the fp16 inputs
+  // The error split in two, signed, each relative to the exact dot of the fp16 data (they add up):
+  double input_error = 0;         ///< (exact dot of the model's converted inputs - exact) / exact
+  double accumulation_error = 0;  ///< (value - exact dot of the converted inputs) / exact
 };
 struct q4_result {
   std::size_t n = 4096;
   std::vector<lf::fp16> a, b;  ///< seeded, uniform in [0, 1) rounded to fp16 (so in [0, 1])
   double exact = 0;            ///< the exact dot product, rounded once to binary64
   std::vector<dot_model> models;
+  /// ampere_fp16 with nothing truncated: the same blocks of 8 products and the running sum, each
+  /// block's exact sum rounded once to nearest even (alignment_rounding::exact, nearest_even).
+  dot_model ampere_nearest;
   std::size_t ones = 4096;     ///< how many 1.0 are summed
   double fp16_ones_sum = 0;    ///< stalls at 2048
   double bf16_ones_sum = 0;    ///< stalls at 256
@@ -122,7 +142,12 @@ struct q5_measurement {
 };
 struct q5_result {
   std::uint64_t parameters = 1000000000;
-  lf::amp::footprint fp32, mixed;
+  /// fp32 training; torch.amp with fp16 autocast (parameters and gradients stay fp32, no master
+  /// weights); apex O2-style (fp16 weights and gradients, fp32 master weights). All with Adam.
+  lf::amp::footprint fp32, torch_amp, apex_o2;
+  /// Bytes per parameter of the fp16 copies autocast makes of the weights it casts (temporary:
+  /// cached for the forward pass, kept by autograd for the backward pass): binary16's bits / 8.
+  std::uint64_t autocast_copy_bytes = 0;
   std::optional<q5_measurement> measured;
 };
 /// measure = false: the memory table only (the guide, the tests).
@@ -131,14 +156,28 @@ q5_measurement measure_q5(double budget_s = 0.4);
 std::string show_q5(const q5_result& r, const language& l);
 
 // ---- Q6: torch.amp and GradScaler -----------------------------------------------------------
+/// Q6's gradient stream, drawn from std::mt19937_64(seed) (its output is fixed by the C++
+/// standard), with u = the top 53 bits of one output times 2^-53 (uniform in [0, 1)). For each
+/// step, in this order: t = top_lo + (top_hi - top_lo) u; the step has a spike when the next
+/// output is divisible by spike_one_in; then per_step magnitudes g_i = 2^(t - span u_i); a spike
+/// replaces g_0 by spike_factor * 2^t (spike_factor times the top of the step's range).
 struct q6_result {
   lf::amp::grad_scaler_options defaults;  ///< PyTorch's
   lf::amp::grad_scaler_options shown;     ///< growth_interval shortened for display
+  std::uint64_t seed = default_seed;
   std::int64_t steps = 40;
-  std::vector<std::int64_t> overflow_steps{5, 6, 21, 33};
-  std::vector<lf::amp::scaler_step> trajectory;
+  std::size_t per_step = 1000;       ///< gradient magnitudes per step
+  int span = 24;                     ///< a step's magnitudes lie in (2^(t - span), 2^t]
+  int top_lo = 0, top_hi = 2;        ///< t is uniform in [top_lo, top_hi)
+  std::uint64_t spike_one_in = 16;   ///< the chance of a spike at each step is 1 / spike_one_in
+  double spike_factor = 16;          ///< a spike: the step's first gradient becomes spike_factor * 2^t
+  std::vector<std::vector<double>> gradients;  ///< per step
+  std::vector<bool> spiked;                    ///< per step
+  std::vector<double> largest_scaled;  ///< per step: fp16(max g x scale used), +inf when it overflows
+  double overflow_from = 0;            ///< 65520: from there on a product rounds to inf in fp16
+  std::vector<lf::amp::scaler_step> trajectory;  ///< lf::amp::run_scaler_on_gradients
 };
-q6_result run_q6();
+q6_result run_q6(std::uint64_t seed = default_seed);
 std::string show_q6(const q6_result& r, const language& l);
 
 // ---- Q7: bfloat16 and loss scaling ----------------------------------------------------------
@@ -146,6 +185,7 @@ struct q7_format {
   std::string name;
   range_row unscaled;
   double unit_roundoff = 0;       ///< 2^-p: fp16 2^-11, bf16 2^-8
+  double epsilon = 0;             ///< next_up(1) - 1 = 2^(1-p): twice the unit roundoff
   double max_relative_error = 0;  ///< the largest |fp(g) - g| / g over the normal results
 };
 struct q7_result {
@@ -166,7 +206,9 @@ struct q8_result {
   std::vector<double> logits{12, 11, 10};
   std::vector<double> exp_fp16, softmax_fp16;  ///< naive softmax, every step rounded to fp16
   std::vector<double> exp_fp32, softmax_fp32;  ///< the same in fp32
+  std::vector<double> exp_fp16_max, softmax_fp16_max;  ///< fp16, max subtracted first (as PyTorch's softmax)
   double fp16_max = 0;                         ///< 65504
+  double fp16_overflow_from = 0;               ///< 65520 = 65504 + half an ulp: rounds to inf
   std::int64_t count = 10000;
   double term = 0.01;
   double sum_fp16 = 0;          ///< fp16 values summed in fp16: stalls

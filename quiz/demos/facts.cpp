@@ -23,6 +23,8 @@ const vars& facts() {
     v["fp16_min_normal"] = pow2(static_cast<double>(h::min()));
     v["fp16_min_subnormal"] = pow2(static_cast<double>(h::denorm_min()));
     v["fp16_min_subnormal_dec"] = lf::to_shortest(h::denorm_min());
+    // Half the smallest subnormal: nearest even rounds every value up to it (a tie included) to 0.
+    v["fp16_zero_up_to"] = pow2(lf::amp::half_ulp(lf::binary16, static_cast<double>(h::denorm_min())));
     v["fp16_eps"] = pow2(static_cast<double>(h::epsilon()));
     v["fp16_exp_bits"] = std::to_string(lf::binary16.exponent_bits);
     v["bf16_exp_bits"] = std::to_string(lf::bfloat16.exponent_bits);
@@ -53,7 +55,13 @@ const vars& facts() {
     v["scaler_growth"] = shortest(lf::binary64, d.growth_factor);
     v["scaler_backoff"] = shortest(lf::binary64, d.backoff_factor);
     v["scaler_interval"] = std::to_string(d.growth_interval);
-    v["exp_overflow"] = fmt::format("{:.4f}", std::log(static_cast<double>(h::max())));
+    // exp(x) rounds to inf in fp16 from x = ln(65520) on (65504 + half an ulp, where nearest even
+    // turns to infinity), not from ln(65504).
+    v["exp_overflow"] = fmt::format("{:.4f}", std::log(static_cast<double>(h::max()) +
+                                                       lf::amp::half_ulp(lf::binary16, static_cast<double>(h::max()))));
+    v["exp_max"] = fmt::format("{:.4f}", std::log(static_cast<double>(h::max())));
+    // Q5's copy: the ratio of the bytes of an fp32 and an fp16 array of the same length.
+    v["copy_bytes_ratio"] = shortest(lf::binary64, static_cast<double>(lf::binary32.bits()) / lf::binary16.bits());
     return v;
   }();
   return f;

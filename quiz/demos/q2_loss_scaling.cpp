@@ -1,6 +1,7 @@
 // Q2 loss scaling: a seeded set of gradient magnitudes spread over 2^-40..2^0, converted to fp16
-// at scales 1, 8, 2^10 and 2^16 (the fractions that become zero, subnormal, overflow), a text
-// histogram of their exponents against fp16's window, and fp16(1e-8) = 0 against fp16(1e-8 * 1024).
+// at scales 1, 8, 2^10, 2^16 and 2^20 (the fractions that become zero, subnormal, overflow), a
+// text histogram of their exponents with each bin's values counted by what fp16 makes of them,
+// fp16's window and its rounding edges, and fp16(1e-8) = 0 against fp16(1e-8 * 1024).
 #include <algorithm>
 #include <cmath>
 
@@ -38,6 +39,10 @@ q2_result run_q2(std::uint64_t seed) {
   r.fp16_min_subnormal_exp = std::ilogb(static_cast<double>(lim::denorm_min()));
   r.fp16_min_normal_exp = std::ilogb(static_cast<double>(lim::min()));
   r.fp16_max = static_cast<double>(lim::max());
+  // Nearest-even conversion's edges: half the smallest subnormal (a tie, to the even 0) and max
+  // plus half an ulp (IEEE 754-2019 §7.4: rounds to infinity).
+  r.fp16_zero_up_to = lf::amp::half_ulp(lf::binary16, static_cast<double>(lim::denorm_min()));
+  r.fp16_overflow_from = r.fp16_max + lf::amp::half_ulp(lf::binary16, r.fp16_max);
 
   r.tiny_fp16 = static_cast<double>(lf::fp16(r.tiny));
   r.tiny_scaled = r.tiny * r.loss_scale;
@@ -48,20 +53,6 @@ q2_result run_q2(std::uint64_t seed) {
 }
 
 namespace {
-
-std::string fate(const range_row& row, const language& l) {
-  std::string s;
-  auto add = [&](std::int64_t n, const char* key) {
-    if (n == 0) return;
-    if (!s.empty()) s += '+';
-    s += l.get(key);
-  };
-  add(row.zero, "q2.demo.zero");
-  add(row.subnormal, "q2.demo.subnormal");
-  add(row.normal, "q2.demo.normal");
-  add(row.overflow, "q2.demo.overflow");
-  return s.empty() ? "-" : s;
-}
 
 /// 1, 8, 2^10, 2^16: powers of two from 2^10 up are easier to read as powers.
 std::string scale_name(double s) {
@@ -84,21 +75,47 @@ std::string show_q2(const q2_result& r, const language& l) {
                        percent(row.overflow, row.total()));
 
   std::int64_t most = 1;
-  for (const histogram_bin& b : r.histogram) most = std::max(most, b.count);
-  constexpr int bar_width = 20;
+  bool any_overflow = false;
+  for (const histogram_bin& b : r.histogram) {
+    most = std::max(most, b.count);
+    any_overflow = any_overflow || b.at_scale_1.overflow != 0 || b.at_loss_scale.overflow != 0;
+  }
+  constexpr int bar_width = 12;
   const std::int64_t per_mark = (most + bar_width - 1) / bar_width;
+  // Each bin's values counted by what fp16 makes of them (every value rounded once): the
+  // columns zero, subnormal, normal (and overflow when a bin has one), at scale 1 and at the
+  // loss scale, so a bin across a window edge shows how its values split.
+  std::vector<std::string> heads{l.get("q2.demo.zero"), l.get("q2.demo.subnormal"), l.get("q2.demo.normal")};
+  if (any_overflow) heads.push_back(l.get("q2.demo.overflow"));
+  std::vector<int> widths;
+  for (const std::string& h : heads) widths.push_back(std::max(display_width(h), 4));
+  int group = 0;
+  for (const int w : widths) group += w + 1;
+  group += 1;  // two spaces before each group, one between columns
+  auto cells = [&](const range_row& row) {
+    const std::int64_t n[] = {row.zero, row.subnormal, row.normal, row.overflow};
+    std::string s = " ";
+    for (std::size_t i = 0; i < widths.size(); ++i) s += " " + lpad(std::to_string(n[i]), widths[i]);
+    return s;
+  };
+  std::string head_cols = " ";
+  for (std::size_t i = 0; i < heads.size(); ++i) head_cols += " " + lpad(heads[i], widths[i]);
+  constexpr int left = 10 + bar_width + 5;
   out += '\n' + wrap(l.get("q2.demo.histogram", {{"per", std::to_string(per_mark)}}));
-  out += fmt::format("  {}{}{}{}\n", pad(l.get("q2.demo.exponents"), 14), pad("", bar_width + 6),
-                     pad(l.get("q2.demo.at_scale", {{"s", "1"}}), 18),
-                     l.get("q2.demo.at_scale", {{"s", scale_name(r.loss_scale)}}));
+  out += fmt::format("  {}{}{}\n", pad("", left), pad("  " + l.get("q2.demo.at_scale", {{"s", "1"}}), group),
+                     "  " + l.get("q2.demo.at_scale", {{"s", scale_name(r.loss_scale)}}));
+  out += fmt::format("  {}{}{}{}\n", pad(l.get("q2.demo.exponents"), 10), pad(l.get("q2.demo.values"), bar_width + 5),
+                     head_cols, head_cols);
   for (const histogram_bin& b : r.histogram) {
     const std::string bar(static_cast<std::size_t>((b.count + per_mark - 1) / per_mark), '#');
-    out += fmt::format("  {}{}{}{}{}\n", pad(fmt::format("{}..{}", b.lo, b.hi), 14), pad(bar, bar_width),
-                       lpad(std::to_string(b.count), 5) + " ", pad(fate(b.at_scale_1, l), 18), fate(b.at_loss_scale, l));
+    out += fmt::format("  {}{}{}{}{}\n", pad(fmt::format("{}..{}", b.lo, b.hi), 10), pad(bar, bar_width),
+                       lpad(std::to_string(b.count), 5), cells(b.at_scale_1), cells(b.at_loss_scale));
   }
   out += wrap(l.get("q2.demo.window", {{"sub", fmt::format("2^{}", r.fp16_min_subnormal_exp)},
                                        {"normal", fmt::format("2^{}", r.fp16_min_normal_exp)},
-                                       {"max", shortest(lf::binary16, r.fp16_max)}}));
+                                       {"max", shortest(lf::binary16, r.fp16_max)},
+                                       {"zero", power_or_shortest(lf::binary64, r.fp16_zero_up_to)},
+                                       {"inf", shortest(lf::binary64, r.fp16_overflow_from)}}));
   out += '\n' + wrap(l.get(r.tiny_scaled_is_subnormal ? "q2.demo.tiny" : "q2.demo.tiny_normal",
                            {{"x", shortest(lf::binary64, r.tiny)},
                             {"x16", shortest(lf::binary16, r.tiny_fp16)},

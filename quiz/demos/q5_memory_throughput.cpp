@@ -1,10 +1,13 @@
-// Q5 memory and throughput: the training-state memory of a 1B-parameter model with Adam in fp32
-// and in fp16 mixed precision (lf::amp::memory_footprint), and a live measurement on this CPU,
-// under 0.5 s: moving N values stored as fp16 against fp32 (half the bytes), and y = a*x + y in
-// libfloat's emulated fp16 against native fp32 arithmetic. Gains depend on hardware and workload.
+// Q5 memory and throughput: the training-state memory per parameter with Adam in three recipes
+// (lf::amp::memory_footprint): fp32; torch.amp, where the parameters and gradients stay fp32 and
+// autocast casts inside each op; apex O2-style, with fp16 weights and gradients and fp32 master
+// weights. Then a live measurement on this CPU, under 0.5 s: std::copy of N values stored as fp16
+// against fp32 (half the bytes), and y = a*x + y in libfloat's emulated fp16 against native fp32
+// (this times the emulator, not fp16 hardware). Gains depend on hardware and workload.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -15,8 +18,11 @@ namespace mpq::demo {
 
 q5_result run_q5(bool measure) {
   q5_result r;
-  r.fp32 = lf::amp::memory_footprint(r.parameters, lf::amp::training_recipe::fp32, lf::amp::optimizer_kind::adam);
-  r.mixed = lf::amp::memory_footprint(r.parameters, lf::amp::training_recipe::mixed_fp16, lf::amp::optimizer_kind::adam);
+  using lf::amp::training_recipe;
+  r.fp32 = lf::amp::memory_footprint(r.parameters, training_recipe::fp32, lf::amp::optimizer_kind::adam);
+  r.torch_amp = lf::amp::memory_footprint(r.parameters, training_recipe::autocast_fp16, lf::amp::optimizer_kind::adam);
+  r.apex_o2 = lf::amp::memory_footprint(r.parameters, training_recipe::mixed_fp16, lf::amp::optimizer_kind::adam);
+  r.autocast_copy_bytes = static_cast<std::uint64_t>(lf::amp::autocast_format(lf::amp::device_kind::cuda).bits()) / 8;
   if (measure) r.measured = measure_q5();
   return r;
 }
@@ -87,44 +93,76 @@ std::string role_of(std::string_view name) {
   return role;
 }
 
-std::string ms(double s) { return fmt::format("{:.2f} ms", s * 1e3); }
+/// Milliseconds with three significant digits: "6.49 ms", "0.0201 ms".
+std::string ms(double s) { return fmt::format("{:.3g} ms", s * 1e3); }
+
+/// A time ratio with two significant digits or more: "18", "2.4", "0.93".
+std::string ratio(double x) {
+  if (!std::isfinite(x)) return shortest(lf::binary64, x);
+  return x >= 10 ? fmt::format("{:.0f}", x) : x >= 1 ? fmt::format("{:.1f}", x) : fmt::format("{:.2f}", x);
+}
+
+std::string mib(std::size_t bytes) { return fmt::format("{:g}", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
 }  // namespace
 
 std::string show_q5(const q5_result& r, const language& l) {
   std::string out = wrap(l.get("q5.demo.title", {{"params", group_digits(r.parameters, l.raw("digit_group"))}}));
-  // One row per role, in the order they first appear; a recipe without that role shows "-".
+  // One row per role, in the order of the apex O2 recipe (the one with every role); a recipe
+  // without that role shows "-".
+  const lf::amp::footprint* recipes[] = {&r.fp32, &r.torch_amp, &r.apex_o2};
   std::vector<std::string> roles;
-  std::map<std::string, std::string> in32, inmix;
-  for (const auto* fp : {&r.fp32, &r.mixed})
+  std::map<std::string, std::string> cell[3];
+  for (const auto* fp : {&r.apex_o2, &r.fp32, &r.torch_amp})
     for (const lf::amp::memory_component& c : fp->components) {
       const std::string role = role_of(c.name);
       if (std::find(roles.begin(), roles.end(), role) == roles.end()) roles.push_back(role);
-      (fp == &r.fp32 ? in32 : inmix)[role] = gigabytes(c.bytes, l) + " (" + lf::format_name(c.storage) + ")";
     }
-  out += fmt::format("  {}{}{}\n", pad(l.get("q5.demo.state"), 24), pad(l.get("q5.demo.fp32"), 22), l.get("q5.demo.mixed"));
-  for (const std::string& role : roles)
-    out += fmt::format("  {}{}{}\n", pad(l.get("q5.demo.c." + role), 24), pad(in32.count(role) ? in32[role] : "-", 22),
-                       inmix.count(role) ? inmix[role] : "-");
-  out += fmt::format("  {}{}{}\n", pad(l.get("q5.demo.total"), 24),
-                     pad(gigabytes(r.fp32.total_bytes, l) + " (" +
-                             l.get("q5.demo.per_param", {{"b", std::to_string(r.fp32.bytes_per_parameter)}}) + ")", 22),
-                     gigabytes(r.mixed.total_bytes, l) + " (" +
-                         l.get("q5.demo.per_param", {{"b", std::to_string(r.mixed.bytes_per_parameter)}}) + ")");
-  out += wrap(l.get("q5.demo.note"));
+  for (int k = 0; k < 3; ++k)
+    for (const lf::amp::memory_component& c : recipes[k]->components)
+      cell[k][role_of(c.name)] = l.get("q5.demo.bytes", {{"b", std::to_string(c.bytes_per_parameter)}}) + " (" +
+                                 lf::format_name(c.storage) + ")";
+  auto line = [](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
+    std::string s = fmt::format("  {}{}{}{}", pad(a, 20), pad(b, 16), pad(c, 16), d);
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + '\n';
+  };
+  out += line(l.get("q5.demo.state"), l.get("q5.demo.fp32"), l.get("q5.demo.amp"), l.get("q5.demo.o2"));
+  for (const std::string& role : roles) {
+    std::string c[3];
+    for (int k = 0; k < 3; ++k) c[k] = cell[k].count(role) ? cell[k][role] : "-";
+    out += line(l.get("q5.demo.c." + role), c[0], c[1], c[2]);
+  }
+  std::string total[3];
+  for (int k = 0; k < 3; ++k)
+    total[k] = l.get("q5.demo.total_cell", {{"b", std::to_string(recipes[k]->bytes_per_parameter)},
+                                            {"gb", gigabytes(recipes[k]->total_bytes, l)}});
+  out += line(l.get("q5.demo.total"), total[0], total[1], total[2]);
+  out += wrap(l.get("q5.demo.note", {{"total", std::to_string(r.torch_amp.bytes_per_parameter)}}));
+  out += wrap(l.get("q5.demo.copies", {{"b", std::to_string(r.autocast_copy_bytes)}}));
   out += '\n';
   if (!r.measured) return out + wrap(l.get("q5.demo.live_elsewhere"));
   const q5_measurement& m = *r.measured;
   out += wrap(l.get("q5.demo.live", {{"s", fmt::format("{:.2f}", m.total_s)}}));
+  // The copy ratio, printed with one decimal, and a sentence chosen from the printed value, so
+  // that it holds for whatever the measurement gives: above, at or below the ratio of the bytes
+  // (binary32's size over binary16's: 2).
+  const double bytes = static_cast<double>(lf::binary32.bits()) / static_cast<double>(lf::binary16.bits());
+  const std::string x = fmt::format("{:.1f}", m.copy_fp32_s / m.copy_fp16_s);
+  const double shown = std::strtod(x.c_str(), nullptr);
+  const char* versus = shown > bytes ? "q5.demo.copy_above" : shown < bytes ? "q5.demo.copy_below" : "q5.demo.copy_near";
   out += wrap(l.get("q5.demo.copy", {{"n", group_digits(m.copy_n, l.raw("digit_group"))},
+                                     {"mb32", mib(m.copy_n * sizeof(float))},
+                                     {"mb16", mib(m.copy_n * sizeof(lf::fp16))},
                                      {"t32", ms(m.copy_fp32_s)},
                                      {"t16", ms(m.copy_fp16_s)},
-                                     {"x", fmt::format("{:.1f}", m.copy_fp32_s / m.copy_fp16_s)}}),
+                                     {"x", x}}) +
+                  " " + l.get(versus, {{"x", x}, {"bytes", shortest(lf::binary64, bytes)}}) + " " + l.get("q5.demo.copy_why"),
               4, screen_width, 2);
   out += wrap(l.get("q5.demo.arith", {{"n", group_digits(m.arith_n, l.raw("digit_group"))},
                                       {"t32", ms(m.arith_fp32_s)},
                                       {"t16", ms(m.arith_fp16_s)},
-                                      {"x", fmt::format("{:.0f}", m.arith_fp16_s / m.arith_fp32_s)}}),
+                                      {"x", ratio(m.arith_fp16_s / m.arith_fp32_s)}}),
               4, screen_width, 2);
   out += wrap(l.get("q5.demo.conclusion"));
   return out;

@@ -1,17 +1,50 @@
 // Q6 torch.amp: the current API (torch.cuda.amp.* deprecated since PyTorch 2.4), then
-// lf::amp::grad_scaler for 40 simulated steps with overflows injected at chosen steps and a
-// growth interval shortened to 8 for display: the scale trajectory and the skipped steps.
+// lf::amp::grad_scaler driven by a seeded gradient stream for 40 steps: each step's gradients are
+// multiplied by the scale and rounded to fp16 by the library (lf::amp::run_scaler_on_gradients);
+// a product that rounds to inf is found_inf, so the step is skipped and the scale backs off. The
+// growth interval is shortened to 8 for display. Nothing is injected: the overflows come from the
+// gradients, the scale and fp16's range.
+#include <cmath>
+#include <random>
+
 #include <fmt/format.h>
 
 #include "demos.hpp"
 
 namespace mpq::demo {
 
-q6_result run_q6() {
+namespace {
+/// The top 53 bits of one std::mt19937_64 output, as a double in [0, 1).
+double uniform(std::mt19937_64& gen) { return std::ldexp(static_cast<double>(gen() >> 11), -53); }
+}  // namespace
+
+q6_result run_q6(std::uint64_t seed) {
   q6_result r;
+  r.seed = seed;
   r.shown.growth_interval = 8;
-  const std::set<std::int64_t> overflow(r.overflow_steps.begin(), r.overflow_steps.end());
-  r.trajectory = lf::amp::run_scaler(r.shown, r.steps, overflow);
+  // The gradient stream (the recipe is documented with q6_result in demos.hpp).
+  std::mt19937_64 gen(seed);
+  for (std::int64_t k = 0; k < r.steps; ++k) {
+    const double t = r.top_lo + (r.top_hi - r.top_lo) * uniform(gen);
+    const bool spike = gen() % r.spike_one_in == 0;
+    std::vector<double> g(r.per_step);
+    for (double& v : g) v = std::exp2(t - r.span * uniform(gen));
+    if (spike) g[0] = r.spike_factor * std::exp2(t);
+    r.gradients.push_back(std::move(g));
+    r.spiked.push_back(spike);
+  }
+  r.trajectory = lf::amp::run_scaler_on_gradients(r.shown, r.gradients, lf::binary16);
+  // What the table shows per step: the largest gradient times the scale of that step, in fp16.
+  for (std::size_t k = 0; k < r.gradients.size(); ++k) {
+    double largest = 0;
+    for (const double v : r.gradients[k]) largest = std::max(largest, v);
+    lf::status ignored{};
+    const lf::bits_t b = lf::amp::scaled_gradient(lf::binary16, largest, r.trajectory[k].scale_used, ignored);
+    r.largest_scaled.push_back(static_cast<double>(lf::fp16::from_bits(static_cast<std::uint16_t>(b))));
+  }
+  // 65504 + half an ulp of 65504: the smallest magnitude that nearest even rounds to inf.
+  const double max16 = static_cast<double>(std::numeric_limits<lf::fp16>::max());
+  r.overflow_from = max16 + lf::amp::half_ulp(lf::binary16, max16);
   return r;
 }
 
@@ -19,44 +52,54 @@ std::string show_q6(const q6_result& r, const language& l) {
   std::string out = wrap(l.get("q6.demo.api_title"));
   for (int i = 1; l.has("q6.demo.api" + std::to_string(i)); ++i) out += "    " + l.get("q6.demo.api" + std::to_string(i)) + '\n';
   out += wrap(l.get("q6.demo.deprecated"));
-  out += '\n' + wrap(l.get("q6.demo.title", {{"init", shortest(lf::binary32, r.shown.init_scale)},
-                                              {"growth", shortest(lf::binary64, r.shown.growth_factor)},
-                                              {"backoff", shortest(lf::binary64, r.shown.backoff_factor)},
-                                              {"interval", std::to_string(r.shown.growth_interval)},
-                                              {"default_interval", std::to_string(r.defaults.growth_interval)},
-                                              {"steps", std::to_string(r.steps)}}));
-  out += fmt::format("  {}{}{}\n", pad(l.get("q6.demo.steps"), 10), pad(l.get("q6.demo.scale"), 12), l.get("q6.demo.event"));
-  auto row = [](const std::string& steps, float scale, const std::string& event) {
-    std::string line = fmt::format("  {}{}{}", pad(steps, 10), pad(shortest(lf::binary32, scale), 12), event);
+  out += '\n' + wrap(l.get("q6.demo.title", {{"steps", std::to_string(r.steps)},
+                                              {"n", std::to_string(r.per_step)},
+                                              {"seed", std::to_string(r.seed)},
+                                              {"span", std::to_string(r.span)},
+                                              {"lo", std::to_string(r.top_lo)},
+                                              {"hi", std::to_string(r.top_hi)},
+                                              {"one_in", std::to_string(r.spike_one_in)},
+                                              {"spike", shortest(lf::binary64, r.spike_factor)}}));
+  out += wrap(l.get("q6.demo.rule", {{"overflow_from", shortest(lf::binary64, r.overflow_from)},
+                                     {"backoff", shortest(lf::binary64, r.shown.backoff_factor)},
+                                     {"growth", shortest(lf::binary64, r.shown.growth_factor)},
+                                     {"interval", std::to_string(r.shown.growth_interval)},
+                                     {"default_interval", std::to_string(r.defaults.growth_interval)},
+                                     {"init", shortest(lf::binary32, r.shown.init_scale)}}));
+  auto row = [](const std::string& steps, const std::string& scale, const std::string& largest, const std::string& event) {
+    std::string line = fmt::format("  {}{}{}{}", pad(steps, 8), pad(scale, 11), pad(largest, 17), event);
     while (line.back() == ' ') line.pop_back();
     return line + '\n';
   };
-  // Runs of uneventful steps are one row; an overflow or a growth gets a row of its own.
-  std::size_t i = 0;
+  out += row(l.get("q6.demo.steps"), l.get("q6.demo.scale"), l.get("q6.demo.largest"), l.get("q6.demo.event"));
+  // Runs of uneventful steps are one row (with the largest value of the run); an overflow or a
+  // growth ends a row.
   const auto& t = r.trajectory;
+  std::size_t i = 0;
   while (i < t.size()) {
-    std::string steps, event;
-    if (t[i].skipped) {
-      steps = std::to_string(t[i].step);
-      event = l.get("q6.demo.skipped", {{"after", shortest(lf::binary32, t[i].scale_after)}});
-      ++i;
-    } else {
-      std::size_t j = i;
+    std::size_t j = i;
+    if (!t[i].skipped)
       while (j + 1 < t.size() && !t[j].grew && !t[j + 1].skipped) ++j;
-      steps = j == i ? std::to_string(t[i].step) : fmt::format("{}-{}", t[i].step, t[j].step);
-      if (t[j].grew)
-        event = l.get("q6.demo.grew", {{"interval", std::to_string(r.shown.growth_interval)},
-                                       {"after", shortest(lf::binary32, t[j].scale_after)}});
-      out += row(steps, t[i].scale_used, event);
-      i = j + 1;
-      continue;
-    }
-    out += row(steps, t[i - 1].scale_used, event);
+    double largest = 0;
+    for (std::size_t k = i; k <= j; ++k) largest = std::max(largest, r.largest_scaled[k]);
+    const std::string steps = j == i ? std::to_string(t[i].step) : fmt::format("{}-{}", t[i].step, t[j].step);
+    std::string event;
+    if (t[j].skipped)
+      event = l.get("q6.demo.skipped", {{"after", shortest(lf::binary32, t[j].scale_after)}});
+    else if (t[j].grew)
+      event = l.get("q6.demo.grew", {{"interval", std::to_string(r.shown.growth_interval)},
+                                     {"after", shortest(lf::binary32, t[j].scale_after)}});
+    out += row(steps, shortest(lf::binary32, t[i].scale_used), shortest(lf::binary16, largest), event);
+    i = j + 1;
   }
-  std::string skipped;
+  std::string skipped, spikes;
   for (const lf::amp::scaler_step& s : t)
     if (s.skipped) skipped += (skipped.empty() ? "" : ", ") + std::to_string(s.step);
-  out += wrap(l.get("q6.demo.summary", {{"skipped", skipped}, {"final", shortest(lf::binary32, t.back().scale_after)}}));
+  for (std::size_t k = 0; k < r.spiked.size(); ++k)
+    if (r.spiked[k]) spikes += (spikes.empty() ? "" : ", ") + std::to_string(k + 1);
+  out += wrap(l.get("q6.demo.summary", {{"spikes", spikes.empty() ? l.get("q6.demo.none") : spikes},
+                                        {"skipped", skipped.empty() ? l.get("q6.demo.none") : skipped},
+                                        {"final", shortest(lf::binary32, t.back().scale_after)}}));
   return out;
 }
 

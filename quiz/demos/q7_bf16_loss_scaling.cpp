@@ -1,6 +1,7 @@
 // Q7 bf16 and loss scaling: Q2's gradient set, unscaled, in fp16 and in bf16: the fraction lost
-// (zero) and subnormal, and the price of bf16's range: a relative rounding error of 2^-8 against
-// fp16's 2^-11 (unit roundoff 2^-p), also measured on the same gradients.
+// (zero) and subnormal, and the price of bf16's range: the unit roundoff u = 2^-p, 2^-8 against
+// fp16's 2^-11 (a rounding to a normal number is off by less than u), also measured on the same
+// gradients. bf16's u is half its epsilon 2^-7 (Q3's table), the gap between 1 and next_up(1).
 #include <cmath>
 
 #include <fmt/format.h>
@@ -15,6 +16,13 @@ q7_format measure(const char* name, const lf::format& f, const std::vector<doubl
   q.name = name;
   q.unscaled = classify_at_scale(f, values, 1.0);
   q.unit_roundoff = std::ldexp(1.0, -f.precision);
+  {  // epsilon: the gap between 1 and the next number of f, from lf::next_up (exact in binary64)
+    lf::status ignored{};
+    const lf::bits_t one = lf::convert(f, lf::binary64, std::bit_cast<std::uint64_t>(1.0), lf::env{}, ignored);
+    lf::exact_accumulator gap;
+    gap.add(f, lf::next_up(f, one, ignored)).add(lf::binary64, std::bit_cast<std::uint64_t>(-1.0));
+    q.epsilon = gap.to_double();
+  }
   for (const double v : values) {
     lf::status ignored{};
     const lf::bits_t x = lf::convert(f, lf::binary64, std::bit_cast<std::uint64_t>(v), lf::env{}, ignored);
@@ -48,7 +56,8 @@ std::string show_q7(const q7_result& r, const language& l) {
                        pad(percent(f.unscaled.subnormal, f.unscaled.total()), 14),
                        pad(power_or_shortest(lf::binary64, f.unit_roundoff), 20), sci(f.max_relative_error));
   out += wrap(l.get("q7.demo.note", {{"u16", power_or_shortest(lf::binary64, r.formats[0].unit_roundoff)},
-                                     {"u8", power_or_shortest(lf::binary64, r.formats[1].unit_roundoff)}}));
+                                     {"u8", power_or_shortest(lf::binary64, r.formats[1].unit_roundoff)},
+                                     {"eps8", power_or_shortest(lf::binary64, r.formats[1].epsilon)}}));
   return out;
 }
 

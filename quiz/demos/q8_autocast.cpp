@@ -1,7 +1,9 @@
 // Q8 autocast: the ops of a small transformer block with the dtype each gets under CUDA autocast
-// (float16) and CPU autocast (bfloat16), from lf::amp's policy tables; then why: a naive softmax
-// of logits [12, 11, 10] in fp16 gives NaN (exp(12) overflows fp16) while fp32 gives the right
-// answer, and 10,000 x 0.01 summed in fp16 against fp32.
+// (float16) and CPU autocast (bfloat16), from lf::amp's policy tables; then why CUDA autocast
+// runs exp and sum in float32: a naive softmax of logits [12, 11, 10] in fp16 gives NaN (exp(12)
+// rounds to inf in fp16, which happens from exp(x) >= 65520, and inf/inf is NaN) while fp32 and
+// the max-subtracted formula PyTorch's own softmax uses give the right answer; and 10,000 x 0.01
+// added one at a time in fp16 against fp32.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -14,12 +16,18 @@ namespace {
 
 /// exp(x) computed accurately (binary64) and rounded once into F, as a kernel that computes in
 /// float internally and stores its result in F would; then the naive softmax, every step in F.
+/// subtract_max: exp(x - max) instead of exp(x), x - max computed in F (as PyTorch's softmax
+/// kernels do, SoftMax.cu / PersistentSoftmax.cuh).
 template <lf::format F>
-void softmax(const std::vector<double>& logits, std::vector<double>& e_out, std::vector<double>& p_out) {
+void softmax(const std::vector<double>& logits, std::vector<double>& e_out, std::vector<double>& p_out,
+             bool subtract_max = false) {
   std::vector<lf::fp<F>> e;
   lf::fp<F> sum(0.0);
+  lf::fp<F> max(logits.empty() ? 0.0 : logits[0]);
+  for (const double x : logits) max = lf::fp<F>(x) > max ? lf::fp<F>(x) : max;
   for (const double x : logits) {
-    e.emplace_back(std::exp(static_cast<double>(lf::fp<F>(x))));
+    const lf::fp<F> arg = subtract_max ? lf::fp<F>(x) - max : lf::fp<F>(x);
+    e.emplace_back(std::exp(static_cast<double>(arg)));
     sum = sum + e.back();
   }
   for (const lf::fp<F>& v : e) {
@@ -43,7 +51,9 @@ q8_result run_q8() {
 
   softmax<lf::binary16>(r.logits, r.exp_fp16, r.softmax_fp16);
   softmax<lf::binary32>(r.logits, r.exp_fp32, r.softmax_fp32);
+  softmax<lf::binary16>(r.logits, r.exp_fp16_max, r.softmax_fp16_max, true);
   r.fp16_max = static_cast<double>(std::numeric_limits<lf::fp16>::max());
+  r.fp16_overflow_from = r.fp16_max + lf::amp::half_ulp(lf::binary16, r.fp16_max);
 
   const std::vector<lf::fp16> h(static_cast<std::size_t>(r.count), lf::fp16(r.term));
   const std::vector<lf::fp32> s(static_cast<std::size_t>(r.count), lf::fp32(r.term));
@@ -69,9 +79,16 @@ std::string show_q8(const q8_result& r, const language& l) {
                        dtype(op.cpu));
   out += wrap(l.get("q8.demo.table_note"));
 
-  auto list = [](const std::vector<double>& v, const lf::format& f) {
+  // A NaN is shown as the language's "NaN": lf::to_shortest would show "-nan", the sign of the
+  // default NaN that inf/inf gives (libfloat follows x86: sign bit set), which means nothing here.
+  auto list = [&l](const std::vector<double>& v, const lf::format& f) {
     std::string s;
-    for (const double x : v) s += (s.empty() ? "" : ", ") + shortest(f, x);
+    for (const double x : v) {
+      lf::status ignored{};
+      const lf::fp_class c = lf::classify(f, lf::convert(f, lf::binary64, std::bit_cast<std::uint64_t>(x), lf::env{}, ignored));
+      const bool nan = c == lf::fp_class::quiet_nan || c == lf::fp_class::signaling_nan;
+      s += (s.empty() ? "" : ", ") + (nan ? l.get("q8.demo.nan") : shortest(f, x));
+    }
     return "[" + s + "]";
   };
   out += '\n' + wrap(l.get("q8.demo.softmax", {{"logits", list(r.logits, lf::binary64)}}));
@@ -79,8 +96,13 @@ std::string show_q8(const q8_result& r, const language& l) {
               screen_width, 2);
   out += wrap(l.get("q8.demo.sm32", {{"exp", list(r.exp_fp32, lf::binary32)}, {"p", list(r.softmax_fp32, lf::binary32)}}), 4,
               screen_width, 2);
+  out += wrap(l.get("q8.demo.sm16_max", {{"exp", list(r.exp_fp16_max, lf::binary16)}, {"p", list(r.softmax_fp16_max, lf::binary16)}}),
+              4, screen_width, 2);
   out += wrap(l.get("q8.demo.sm_why", {{"max", shortest(lf::binary16, r.fp16_max)},
-                                       {"ln", fmt::format("{:.4f}", std::log(r.fp16_max))}}));
+                                       {"from", shortest(lf::binary64, r.fp16_overflow_from)},
+                                       {"ln_max", fmt::format("{:.4f}", std::log(r.fp16_max))},
+                                       {"ln_from", fmt::format("{:.4f}", std::log(r.fp16_overflow_from))}}));
+  out += wrap(l.get("q8.demo.sm_torch"));
   out += '\n' + wrap(l.get("q8.demo.sum", {{"n", std::to_string(r.count)},
                                            {"x", shortest(lf::binary64, r.term)},
                                            {"fp16", shortest(lf::binary16, r.sum_fp16)},

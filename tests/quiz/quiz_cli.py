@@ -128,7 +128,7 @@ for lang in ("en", "fr"):
 check("Measured on this machine" in run(["--reveal", "--question", "5"])[1], "Q5's measurement is labelled as this machine's")
 rc, out, err = run(["--reveal", "--json", "--question", "8"])
 r = json.loads(out)
-check(len(r["questions"]) == 1 and "demo" in r["questions"][0] and "nan" in r["questions"][0]["demo"], "--reveal --json carries the demo text")
+check(len(r["questions"]) == 1 and "demo" in r["questions"][0] and "NaN" in r["questions"][0]["demo"], "--reveal --json carries the demo text")
 
 # ---- a full non-interactive run with demos: under 2 s --------------------------------------------
 # CPU time of the child (user + system), so that a loaded test machine does not make it flaky; Q5's

@@ -20,6 +20,9 @@
 //     struct grad_scaler_options, class grad_scaler {update, scale, inverse_scale, growth_tracker, last_event}
 //     enum class scaler_event {none, growth, growth_blocked, backoff}, scaler_event_name
 //     struct scaler_step, run_scaler(options, vector<bool>), run_scaler(options, steps, set<long>)
+//     scaled_gradient(format, g, scale, status&)                  -> bits_t: g * scale rounded once
+//     scaled_gradients_overflow(format, span<const double>, scale) -> bool: found_inf
+//     run_scaler_on_gradients(options, vector<vector<double>>, format): overflows from the gradients
 //   Autocast policy (aten/src/ATen/autocast_mode.cpp)
 //     enum class device_kind, enum class cast_policy, struct autocast_entry
 //     autocast_lookup(device_kind, op, input_dtype)               -> autocast_decision
@@ -409,6 +412,57 @@ inline std::vector<scaler_step> run_scaler(const grad_scaler_options& o, std::in
   return run_scaler(o, pattern);
 }
 
+/// A gradient g computed at loss scale `scale` in format f: the exact product g * scale (g a
+/// binary64 value, scale a binary32 one; exact_accumulator::add_product) rounded once into f,
+/// nearest even. In binary16 every product of magnitude 65520 (65504 plus half an ulp) or more
+/// rounds to infinity and raises overflow (IEEE 754-2019 §7.4); a NaN g stays NaN.
+inline bits_t scaled_gradient(const format& f, double g, float scale, status& st) {
+  exact_accumulator acc;
+  acc.add_product(binary64, internal::bits_of(g), binary32, std::bit_cast<std::uint32_t>(scale));
+  return acc.round_to(f, env{}, st);
+}
+
+/// GradScaler.unscale_'s found_inf for one step whose gradients were computed in f at `scale`:
+/// whether some scaled_gradient(f, g, scale) is an infinity or a NaN (what
+/// torch._amp_foreach_non_finite_check_and_unscale_ looks for).
+inline bool scaled_gradients_overflow(const format& f, std::span<const double> gradients, float scale) {
+  for (const double g : gradients) {
+    status st{};
+    const fp_class c = lf::classify(f, scaled_gradient(f, g, scale, st));
+    if (c == fp_class::positive_infinity || c == fp_class::negative_infinity || c == fp_class::quiet_nan ||
+        c == fp_class::signaling_nan)
+      return true;
+  }
+  return false;
+}
+
+/// A grad_scaler driven by a gradient stream instead of a given overflow pattern: step k (from
+/// 1) multiplies gradients[k-1] by the scale of that step and rounds them into f
+/// (scaled_gradients_overflow); an infinity or NaN is found_inf, so the step is skipped and the
+/// scale backs off, exactly as GradScaler.step() + update() do.
+inline std::vector<scaler_step> run_scaler_on_gradients(const grad_scaler_options& o,
+                                                        const std::vector<std::vector<double>>& gradients,
+                                                        const format& f = binary16) {
+  grad_scaler s(o);
+  std::vector<scaler_step> out;
+  out.reserve(gradients.size());
+  for (std::size_t i = 0; i < gradients.size(); ++i) {
+    scaler_step st;
+    st.step = static_cast<std::int64_t>(i) + 1;
+    st.scale_used = s.scale();
+    st.inverse_scale_used = s.inverse_scale();
+    st.overflow = scaled_gradients_overflow(f, gradients[i], st.scale_used);
+    st.skipped = s.update(st.overflow);
+    st.scale_after = s.scale();
+    st.tracker_after = s.growth_tracker();
+    st.event = s.last_event();
+    st.backed_off = st.event == scaler_event::backoff;
+    st.grew = st.event == scaler_event::growth;
+    out.push_back(st);
+  }
+  return out;
+}
+
 // =============================================================================================
 // 4. Autocast op policy (torch.amp.autocast)
 // =============================================================================================
@@ -625,9 +679,15 @@ inline autocast_decision autocast_lookup(device_kind d, std::string_view op, std
 /// How weights, gradients and optimizer state are stored.
 enum class training_recipe : std::uint8_t {
   fp32,        ///< everything binary32
-  mixed_fp16,  ///< Micikevicius et al. 2018: binary16 weights and gradients, binary32 master
-               ///< weights and optimizer state
+  mixed_fp16,  ///< apex O2-style (Micikevicius et al. 2018): binary16 weights and gradients,
+               ///< binary32 master weights and optimizer state
   mixed_bf16,  ///< the same with bfloat16 weights and gradients
+  autocast_fp16,  ///< torch.amp: the parameters and their gradients stay binary32 and autocast
+                  ///< casts to binary16 for the ops it runs in binary16 (autocast_table), so
+                  ///< there are no master weights. The
+                  ///< binary16 copies autocast makes of the weights (cached for the forward pass,
+                  ///< kept by autograd for the backward pass) are temporary and not counted.
+  autocast_bf16,  ///< the same with bfloat16 (CPU autocast's default)
 };
 
 enum class optimizer_kind : std::uint8_t {
@@ -654,8 +714,10 @@ struct footprint {
 /// master weights (mixed recipes) and optimizer state. Each value's size is its format's
 /// bits() / 8. Activations, workspace and framework overhead are out of scope: they depend on
 /// the model, batch and sequence length, and they are where mixed precision saves most memory
-/// (with Adam the state above is 16 bytes per parameter in both fp32 and fp16/bf16 mixed
-/// precision: 4+4+4+4 against 2+2+4+4+4, as ZeRO, Rajbhandari et al. 2020 §3.1, counts it).
+/// (with Adam the state above is 16 bytes per parameter in fp32, in torch.amp and in apex
+/// O2-style mixed precision: 4+4+4+4, 4+4+4+4 and 2+2+4+4+4, the last as ZeRO, Rajbhandari et
+/// al. 2020 §3.1, counts it; apex O2 with a non-fused optimizer also allocates binary32 gradients
+/// for the master weights between backward and step, not counted here).
 inline footprint memory_footprint(std::uint64_t parameters, training_recipe recipe,
                                   optimizer_kind opt = optimizer_kind::adam) {
   footprint f;
@@ -668,6 +730,8 @@ inline footprint memory_footprint(std::uint64_t parameters, training_recipe reci
   };
   switch (recipe) {
     case training_recipe::fp32:
+    case training_recipe::autocast_fp16:
+    case training_recipe::autocast_bf16:
       add("weights (fp32)", binary32);
       add("gradients (fp32)", binary32);
       break;
