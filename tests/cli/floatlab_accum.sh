@@ -135,13 +135,13 @@ expect_error "mismatched lengths" "mismatched lengths" "has 4 numbers" "has 3" -
 expect_error "one number in a pair file" "$tmp/three.txt:1: 1 numbers on the line, expected two" -- dot "$tmp/three.txt"
 expect_error "two numbers in a sum file" "$tmp/pairs.txt:1: 2 numbers on the line, expected one per line" -- \
   sum "$tmp/pairs.txt"
-expect_error "--n 0" "--n 0" "between 1 and" -- sum --n 0
+expect_error "--n 0" "--n: '0' is too small" "from 1 to" -- sum --n 0
 expect_error "FILE with --n" "--n generates data" -- sum "$tmp/small.txt" --n 5
 expect_error "--low with normal" "--low applies to --dist uniform" -- dot --n 4 --low 3
 expect_error "--low >= --high" "--low must be below --high" -- sum --n 4 --dist uniform --low 2 --high 1
 expect_error "unknown dist" "--dist" -- sum --n 4 --dist cauchy
 expect_error "--trace-every without --trace" "need --trace" -- sum --n 4 --trace-every 3
-expect_error "gemm --m 0" "bad sizes --m 0" -- gemm --m 0 --n 2 --k 2
+expect_error "gemm --m 0" "--m: '0' is too small" "from 1 to" -- gemm --m 0 --n 2 --k 2
 expect_error "gemm too large" "M*N*K must be at most" -- gemm --m 100000 --n 100000 --k 100000
 expect_error "gemm A cols != B rows" "bad sizes" "needs K = 3 rows, but it has 2 rows" -- gemm "$tmp/A.txt" "$tmp/A.txt"
 printf '1 2\n3\n' >"$tmp/ragged.txt"

@@ -77,10 +77,10 @@ expect_error "unknown weight format" "-f/--formats" "unknown format 'fp17'" "kno
 expect_error "unknown update format" "--update-format" "unknown format 'x'" "known:" -- stagnation --update-format x
 expect_error "bad weight" "--weight '1.2.3' is not a number" "accepted:" -- stagnation --weight 1.2.3
 expect_error "bad update" "--update 'abc' is not a number" -- stagnation --update abc
-expect_error "steps zero" "--steps '0' must be at least 1" -- stagnation --steps 0
-expect_error "steps negative" "--steps '-5' must be at least 1" -- stagnation --steps -5
-expect_error "steps not a number" "--steps 'ten' is not a whole number" -- stagnation --steps ten
-expect_error "steps too large" "--steps '99999999999' is too large" -- stagnation --steps 99999999999
+expect_error "steps zero" "--steps: '0' is too small (accepted: a whole number from 1 to 1000000000)" -- stagnation --steps 0
+expect_error "steps negative" "--steps: '-5' is negative (accepted: a whole number from 1 to 1000000000)" -- stagnation --steps -5
+expect_error "steps not a number" "--steps: 'ten' is not a whole number" -- stagnation --steps ten
+expect_error "steps too large" "--steps: '99999999999' is too large" -- stagnation --steps 99999999999
 expect_error "bad rounding" "unknown rounding 'sideways'" -- stagnation -r sideways
 expect_error "bad --bits" "is not a raw fp16 encoding" -- stagnation -f fp16 --bits --weight 3G00
 
@@ -135,12 +135,14 @@ expect_json "scaler growth blocked at float32's top" "
 expect_json "scaler hex float init scale" "d['options']['init_scale'] == 1024" -- scaler --steps 2 --init-scale 0x1p10 --json
 expect_out "scaler --help has examples and schema" "Examples:" "\"skipped_steps\"" "skipped steps: 3" -- scaler --help
 
-expect_error "steps zero" "--steps '0' is out of range" -- scaler --steps 0
-expect_error "steps not a number" "--steps 'x' is not a whole number" -- scaler --steps x
-expect_error "overflow step out of range" "--overflow-at step '41' is out of range (accepted: 1 to 40)" \
+expect_error "steps zero" "--steps: '0' is too small (accepted: a whole number from 1 to 1000000)" -- scaler --steps 0
+expect_error "steps negative" "--steps: '-1' is negative (accepted: a whole number from 1 to 1000000)" -- scaler --steps -1
+expect_error "steps not a number" "--steps: 'x' is not a whole number" -- scaler --steps x
+expect_error "overflow step out of range" "--overflow-at step: '41' is too large (accepted: a whole number from 1 to 40)" \
   -- scaler --steps 40 --overflow-at 3,41
-expect_error "overflow step not a number" "--overflow-at step 'a' is not a whole number" -- scaler --overflow-at 3,a
-expect_error "empty overflow step" "--overflow-at step '' is not a whole number" -- scaler --overflow-at 3,,4
+expect_error "overflow step negative" "--overflow-at step: '-3' is negative" -- scaler --overflow-at 1,-3
+expect_error "overflow step not a number" "--overflow-at step: 'a' is not a whole number" -- scaler --overflow-at 3,a
+expect_error "empty overflow step" "--overflow-at step: '' is not a whole number" -- scaler --overflow-at 3,,4
 expect_error "probability above 1" "--overflow-prob '1.5' is not a probability (accepted: 0 to 1)" -- scaler --overflow-prob 1.5
 expect_error "probability negative" "--overflow-prob '-0.1' is not a probability" -- scaler --overflow-prob -0.1
 expect_error "probability not a number" "--overflow-prob 'often' is not a number" -- scaler --overflow-prob often
@@ -149,6 +151,8 @@ expect_error "growth factor" "--growth-factor '1' must be finite and greater tha
 expect_error "backoff factor" "--backoff-factor '1.5' must be between 0 and 1" -- scaler --backoff-factor 1.5
 expect_error "init scale" "--init-scale '0' must be positive and finite" -- scaler --init-scale 0
 expect_error "init scale overflows float" "--init-scale '1e39' must be positive and finite" -- scaler --init-scale 1e39
-expect_error "growth interval" "--growth-interval '0' is out of range" -- scaler --growth-interval 0
+expect_error "growth interval" "--growth-interval: '0' is too small (accepted: a whole number from 1 to 2147483648)" -- \
+  scaler --growth-interval 0
+expect_error "growth interval negative" "--growth-interval: '-1' is negative" -- scaler --growth-interval -1
 
 cli_finish floatlab_amp

@@ -123,6 +123,32 @@ expect_error "check: flags too wide" "line 1: " "flags" "00 to 1F" -- "3C00 3C00
 expect_error "check: comparison result 2" "line 1: " "0 or 1" -- "3C00 4000 2 00\n" check f16_lt
 # the lines before the malformed one are still printed
 expect "output before the error" 2 "3C00 3C00 4000 00" "3C00 3C00\nxyz 3C00\n" eval f16_add
+# Streaming, as documented in --help: the first malformed line stops the run; every line before
+# it has been printed, none after it is read (line 5 is malformed too and never reported), and the
+# error names the line. 1 + 1 = 2 is 4000; 2 + 2 = 4 is 4400 (exponent 15 + 2 = 17 = 10001).
+streamed="3C00 3C00\n4000 4000\nxyz 3C00\n3C00 3C00\n3C00 3G00\n"
+expect "eval stops at the first malformed line" 2 $'3C00 3C00 4000 00\n4000 4000 4400 00' "$streamed" eval f16_add
+checks=$((checks + 1))
+[[ $err == "floatlab: line 3: "* && $err != *"line 5"* && $(wc -l <<<"$err") == 1 ]] ||
+  fail "eval: one error, naming line 3: $err"
+expect "eval --json stops at the first malformed line" 2 \
+  $'{"line":1,"operands":["3C00","3C00"],"result":"4000","flags":"00","flag_names":[]}\n{"line":2,"operands":["4000","4000"],"result":"4400","flags":"00","flag_names":[]}' \
+  "$streamed" eval f16_add --json
+# nothing is lost at the output's block boundaries: 100,000 cases, then a malformed line
+checks=$((checks + 1))
+awk 'BEGIN { for (i = 0; i < 100000; i++) print "3C00 3C00"; print "3C00 zz" }' >"$tmp/many.txt"
+"$floatlab" eval f16_add --input "$tmp/many.txt" >"$tmp/many.out" 2>"$tmp/many.err"
+rc=$?
+[[ $rc == 2 && $(grep -c -x '3C00 3C00 4000 00' "$tmp/many.out") == 100000 && $(wc -l <"$tmp/many.out") == 100000 &&
+   $(<"$tmp/many.err") == "floatlab: line 100001: "* ]] ||
+  fail "eval: 100,000 results before the malformed line 100001: exit $rc, $(wc -l <"$tmp/many.out") lines, $(<"$tmp/many.err")"
+# check: the mismatch of line 1 has been printed, the summary has not (no verdict on part of the input)
+expect "check stops at the first malformed line" 2 "line 1: 3C00 3C00 => got 4000 00, expected 3C00 00" \
+  "3C00 3C00 3C00 00\n3C00 3C00 4000 00\n3C00 3C00 40\n3C00 3C00 3C00 00\n" check f16_add
+checks=$((checks + 1))
+[[ $err == "floatlab: line 3: "* && $out != *passed* ]] || fail "check: the error names line 3, no summary: $err"
+expect "check --json prints nothing on a malformed line" 2 "" \
+  "3C00 3C00 3C00 00\n3C00 3C00 40\n" check f16_add --json
 
 # usage errors (CLI11) exit 2 as well
 expect_error "no subcommand" "subcommand" -- ""
@@ -285,6 +311,16 @@ run_input "" eval --help
 checks=$((checks + 1))
 run_input "" check --help
 [[ $out == *"--exact-nan"* && $out == *"passed, "*" failed"* ]] || fail "check --help: --exact-nan, summary line"
+checks=$((checks + 1))
+run_input "" eval --help
+flat=$(tr -s ' \n' '  ' <<<"$out")
+[[ $flat == *"The first malformed line, N, stops the run: the results of lines 1 to N-1 have all been printed, no line after N is read"* &&
+   $flat == *"the exit status is the verdict"* ]] || fail "eval --help: says that results stream and the exit status is the verdict"
+checks=$((checks + 1))
+run_input "" check --help
+flat=$(tr -s ' \n' '  ' <<<"$out")
+[[ $flat == *"The first malformed line, N, stops the check there"* && $flat == *"the summary line is not"* ]] ||
+  fail "check --help: says what a malformed line leaves on stdout"
 checks=$((checks + 1))
 run_input "" --help
 [[ $rc == 0 && $out == *eval* && $out == *check* ]] || fail "--help lists the subcommands"

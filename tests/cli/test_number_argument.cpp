@@ -1,9 +1,13 @@
 // floatlab's parse_number_argument (tools/floatlab/common.hpp): how a command-line number is read,
 // decimal, hex float or (with --bits) a raw encoding, and what the error says. Expected encodings
 // are worked out by hand: value = 1.f * 2^(e - bias); e.g. fp16 10 = 1.25 * 2^3 = 0|10010|0100000000.
+// Also parse_whole_number and whole_number_check: the counts, sizes and seeds of every subcommand.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "floatlab/common.hpp"
 
@@ -75,4 +79,68 @@ TEST_CASE("parse_number_argument: errors name the argument, the character and wh
   CHECK(contains(r.error, "--bits HEX"));
   CHECK(contains(parse_number_argument(lf::binary16, "", false, lf::env{}).error, "empty input"));
   CHECK(contains(parse_number_argument(lf::binary16, "1e", false, lf::env{}).error, "at position 2"));
+}
+
+// ---- whole numbers: counts, sizes and seeds --------------------------------------------------------
+// C11 7.22.1.4 (strtoull, which CLI11 uses with base 0): "-1" is negated in the unsigned type and
+// reads as 2^64 - 1, "010" is octal 8, "0x10" is 16. parse_whole_number takes decimal digits only.
+
+using floatlab::parse_whole_number;
+
+TEST_CASE("parse_whole_number: decimal digits in [min, max], the text quoted in every error") {
+  constexpr std::uint64_t u64_max = 18446744073709551615u;  // 2^64 - 1
+  CHECK(parse_whole_number("0", 0, 10).value == 0);
+  CHECK(parse_whole_number("10", 0, 10).value == 10);
+  CHECK(parse_whole_number("010", 0, 10).value == 10);  // decimal, not octal 8
+  CHECK(parse_whole_number("18446744073709551615", 0, u64_max).value == u64_max);
+  CHECK(parse_whole_number("4294967295", 0, 4294967295u).value == 4294967295u);
+
+  auto r = parse_whole_number("-1", 1, 1073741824);
+  CHECK(!r);
+  CHECK(contains(r.error, "'-1' is negative (accepted: a whole number from 1 to 1073741824)"));
+  CHECK(!contains(r.error, "18446744073709551615"));
+  CHECK(contains(parse_whole_number("-18446744073709551616", 0, 5).error, "'-18446744073709551616' is negative"));
+  CHECK(contains(parse_whole_number("18446744073709551616", 0, u64_max).error, "is too large"));  // 2^64
+  CHECK(contains(parse_whole_number("99999999999999999999999", 0, 7).error, "'99999999999999999999999' is too large"));
+  CHECK(contains(parse_whole_number("4294967296", 0, 4294967295u).error,
+                 "'4294967296' is too large (accepted: a whole number from 0 to 4294967295)"));
+  CHECK(contains(parse_whole_number("0", 1, 9).error, "'0' is too small (accepted: a whole number from 1 to 9)"));
+  for (const char* bad : {"0x10", "1e3", "+5", "1.0", " 1", "1 ", "ten", "-", "+", "--1", "1,000"}) {
+    CAPTURE(bad);
+    r = parse_whole_number(bad, 0, 1000);
+    CHECK(!r);
+    CHECK(contains(r.error, (std::string("'") + bad + "' is not a whole number").c_str()));
+  }
+  CHECK(contains(parse_whole_number("", 0, 3).error, "'' is not a whole number (accepted: a whole number from 0 to 3)"));
+}
+
+TEST_CASE("whole_number_check: CLI11 gets the value, never a wrapped or octal reading") {
+  auto parse = [](std::vector<std::string> args, std::size_t& m, std::uint32_t& seed) {
+    CLI::App app;
+    floatlab::add_whole_number_option(app, "--m", m, "rows", 1, 1073741824);
+    floatlab::add_whole_number_option(app, "--seed", seed, "seed", 0, 4294967295u);
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    app.parse(args);
+  };
+  std::size_t m = 64;
+  std::uint32_t seed = 1;
+  parse({"--m", "010", "--seed", "4294967295"}, m, seed);
+  CHECK(m == 10);
+  CHECK(seed == 4294967295u);
+  parse({"--m=1073741824"}, m, seed);
+  CHECK(m == 1073741824);
+  auto message = [&](std::vector<std::string> args) {
+    try {
+      parse(std::move(args), m, seed);
+    } catch (const CLI::ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(contains(message({"--m", "-1"}), "--m: '-1' is negative (accepted: a whole number from 1 to 1073741824)"));
+  CHECK(contains(message({"--m=-1"}), "'-1' is negative"));
+  CHECK(contains(message({"--m", "0x10"}), "'0x10' is not a whole number"));
+  CHECK(contains(message({"--m", "1073741825"}), "'1073741825' is too large"));
+  CHECK(contains(message({"--seed", "-1"}), "--seed: '-1' is negative (accepted: a whole number from 0 to 4294967295)"));
+  CHECK(contains(message({"--seed", "4294967296"}), "'4294967296' is too large"));
 }

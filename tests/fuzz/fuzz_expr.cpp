@@ -1,8 +1,9 @@
 // libFuzzer target: `floatlab calc`'s expression parser (tools/floatlab/expr.hpp) and evaluator.
 // Besides crashes and sanitizer reports it checks: an error has a position inside the text and a
-// message; a parsed expression evaluates (without recursion: nodes come children first); and each
-// + - * / step's result lies between the same operation rounded down and up, which enclose the
-// exact value of the operation on its operands (big rationals, not the library's arithmetic).
+// message; every node's span lies inside the text and inside its parent's; a parsed expression
+// evaluates (without recursion: nodes come children first); and each + - * / step's result lies
+// between the same operation rounded down and up, which enclose the exact value of the operation
+// on its operands (big rationals, not the library's arithmetic).
 //
 // Input: byte 0 picks the format and rounding, the rest is the expression.
 #include <cstddef>
@@ -35,8 +36,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   check(!p.nodes.empty(), "a parsed expression has nodes");
-  for (std::size_t k = 0; k < p.nodes.size(); ++k)
-    for (int a : p.nodes[k].args) check(a < static_cast<int>(k), "operands come before their node");
+  // `calc --json` reports each step's place in the text as its span [begin, end): it must lie in
+  // the text, and each operand's inside its node's.
+  for (std::size_t k = 0; k < p.nodes.size(); ++k) {
+    const floatlab::expr::node& n = p.nodes[k];
+    check(n.begin < n.end && n.end <= text.size(), "a node's span lies inside the text");
+    for (int a : n.args) {
+      check(a < static_cast<int>(k), "operands come before their node");
+      if (a < 0) continue;
+      const floatlab::expr::node& c = p.nodes[static_cast<std::size_t>(a)];
+      check(n.begin <= c.begin && c.end <= n.end, "an operand's span lies inside its node's");
+    }
+  }
   std::uint32_t r = 1;
   const floatlab::expr::evaluation ev = floatlab::expr::evaluate(p, f, e, [&] { return r = r * 1664525u + 1013904223u; });
   check(ev.steps.size() == p.nodes.size(), "one step per node");

@@ -178,7 +178,7 @@ int run_calc(const calc_options& o) {
       j.begin_object().field("bits", hex_of(f, b)).field("exact", lf::to_exact_decimal(f, b))
           .field("shortest", lf::to_shortest(f, b)).field("class", class_of(f, b)).end_object();
     };
-    auto measure_object = [&](const decimal_text& t) {
+    auto measure_object = [&](const decimal_text& t) -> json_writer& {
       if (t.text.empty()) return j.null();
       return j.begin_object().field("value", t.text).field("exact", t.exact).end_object();
     };
@@ -191,7 +191,10 @@ int run_calc(const calc_options& o) {
       const expr::node& n = p.nodes[k];
       const expr::step& s = ev.steps[k];
       const step_analysis a = analyse(f, n, s);
-      j.begin_object().field("op", op_name(n.kind)).field("text", o.expression.substr(n.begin, n.end - n.begin));
+      // Where the step is in EXPR, as offsets rather than its text: the text of every operator's
+      // step repeated its operands' (1+1+...+1 printed quadratically many characters).
+      j.begin_object().field("op", op_name(n.kind));
+      j.key("span").begin_array().raw(std::to_string(n.begin)).raw(std::to_string(n.end)).end_array();
       j.key("operands").begin_array();
       for (int i = 0; i < 3; ++i)
         if (n.args[i] >= 0) j.raw(std::to_string(n.args[i]));
@@ -292,6 +295,8 @@ tighter than both, and a minus written before a number belongs to it ("-0.1" is 
 rounded to FORMAT by the library, under -r and the policy options: the result is what a machine
 computing in FORMAT would give, operation by operation. Negation is exact. An expression that
 starts with "-(" or "-sqrt" goes after "--", as in: floatlab calc -f fp16 -- "-(1 + 2)".
+Nesting deeper than {} levels (parentheses, unary signs, sqrt and fma inside one another) is
+refused with an error; a chain of any length (1 + 1 + ... + 1) is not nesting.
 --steps shows each literal and operation in evaluation order with: the exact value of that
 operation on its already rounded operands (≈ and 20 digits for an irrational square root), the
 rounded result, the rounding error (absolute, relative, in ulps of the exact value) and which
@@ -299,7 +304,8 @@ way it rounded and why.
 --json prints {{"command":"calc", "expression", "format", "rounding",
   "result": {{"bits", "exact", "shortest", "class"}}, "flags": [names], "steps": [S...]}},
 one S per literal and operation in evaluation order (the last is the result):
-  {{"op": "literal"|"neg"|"add"|"sub"|"mul"|"div"|"sqrt"|"fma", "text" (its part of EXPR),
+  {{"op": "literal"|"neg"|"add"|"sub"|"mul"|"div"|"sqrt"|"fma", "span": [begin, end] (its part
+   of EXPR is the characters from offset begin, counted from 0, up to but not including end),
    "operands": [indexes of earlier steps], "result": {{"bits", "exact", "shortest", "class"}},
    "flags": [names], "exact": null | {{"value", "exact": bool}}, "direction": "up"|"down"|"exact"|null,
    "error": null | {{"absolute", "relative", "ulps"}}: each null or {{"value", "exact": bool}},
@@ -316,7 +322,8 @@ Examples:
   floatlab calc "fma(3, 1/3, -1)" -f bf16 -r toward_zero
   floatlab calc "1 + * 2" -f fp16
       floatlab: EXPR: {})help",
-                       number_syntax_help.substr(std::string_view("accepted: ").size()), run("1 + 1e-4", lf::binary16),
+                       number_syntax_help.substr(std::string_view("accepted: ").size()), expr::max_depth,
+                       run("1 + 1e-4", lf::binary16),
                        run("(0.1 + 0.2) - 0.3", lf::binary32),
                        [&] {
                          std::string m = expr::caret_message("1 + * 2", bad.errors[0]);

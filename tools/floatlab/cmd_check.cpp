@@ -93,7 +93,7 @@ command register_check(CLI::App& app) {
   add_testfloat_options(*cmd, o->common);
   cmd->add_flag("--exact-nan", o->exact_nan,
                 "Compare NaN results bit for bit (by default any NaN matches any NaN; flags always count)");
-  cmd->add_option("--show", o->show, "Print at most N mismatches (all are counted)")
+  add_whole_number_option(*cmd, "--show", o->show, "Print at most N mismatches (all are counted)", 0, UINT64_MAX)
       ->type_name("N")
       ->capture_default_str();
   cmd->footer([] {
@@ -110,8 +110,11 @@ first --show of them, then "... K more"), and last the line "P passed, F failed"
 "failed": F, "mismatches": [{{"line": N, "operands": [...], "result": HEX, "flags": HEX,
 "flag_names": [...], "expected_result": HEX, "expected_flags": HEX, "expected_flag_names": [...]}},
 ...] (the first --show), "mismatches_not_shown": K}}.
-Exit status: 0 all cases passed, 1 some failed, 2 bad usage or a malformed line
-("floatlab: line N: ...").
+Streaming: lines are checked as they are read, in constant memory, and each mismatch is printed
+when it is found. The first malformed line, N, stops the check there: stderr says "floatlab:
+line N: ...", the mismatches of lines 1 to N-1 have been printed (with --json, nothing is), and
+the summary line is not: a count of part of the input is no verdict.
+Exit status: 0 all cases passed, 1 some failed, 2 bad usage or a malformed line.
 
 Examples:
   echo "{0}" | floatlab check f16_add

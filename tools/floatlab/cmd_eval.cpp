@@ -82,8 +82,14 @@ every digit of the exact value; both are exact, so no option applies and there a
 --json: JSON Lines, one object per case: {{"line": N, "operands": [HEX or the text read, ...],
 "result": HEX, "flags": HEX (2 digits), "flag_names": ["inexact", ...]}}, widths as above;
 for <f>_to_dec {{"line": N, "operand": HEX, "shortest": TEXT, "exact": TEXT}}.
-Exit status: 0 success, 2 bad usage or a malformed line ("floatlab: line N: ..."; for a
-malformed number, which character is wrong, positions counting from 0).
+Streaming: results are written out, in blocks, while the input is still being read, so vectors
+of any size pass through a pipe in constant memory. The first malformed line, N,
+stops the run: the results of lines 1 to N-1 have all been printed, no line after N is read,
+and stderr says "floatlab: line N: ..." (for a malformed number, which character is wrong,
+positions counting from 0). So the exit status is the verdict, not the output: 0 means every
+line was read and evaluated; in a pipeline use set -o pipefail.
+Exit status: 0 success, 2 bad usage or a malformed line (stdout then holds the results of
+lines 1 to N-1).
 
 Examples:
   echo "3C00 3C00" | floatlab eval f16_add

@@ -240,9 +240,14 @@ command register_gemm(CLI::App& app) {
                   "Data: A (M rows of K numbers, one row per line) and B (K rows of N numbers); without FILEs, "
                   "A and B are generated (--m, --n, --k, --dist, --seed)")
       ->expected(0, 2);
-  cmd->add_option("--m", o->m, "Generated data: rows of A and C")->type_name("M")->capture_default_str();
-  cmd->add_option("--n", o->n, "Generated data: columns of B and C")->type_name("N")->capture_default_str();
-  cmd->add_option("--k", o->k, "Generated data: columns of A, rows of B (the dot-product length)")
+  add_whole_number_option(*cmd, "--m", o->m, "Generated data: rows of A and C", 1, max_work)
+      ->type_name("M")
+      ->capture_default_str();
+  add_whole_number_option(*cmd, "--n", o->n, "Generated data: columns of B and C", 1, max_work)
+      ->type_name("N")
+      ->capture_default_str();
+  add_whole_number_option(*cmd, "--k", o->k, "Generated data: columns of A, rows of B (the dot-product length)", 1,
+                          max_work)
       ->type_name("K")
       ->capture_default_str();
   accum::add_dist_options(*cmd, o->dist);

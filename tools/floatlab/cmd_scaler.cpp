@@ -1,7 +1,6 @@
 // floatlab scaler: torch.amp.GradScaler's dynamic loss scale (lf::amp::grad_scaler, amp.hpp) on a
 // scripted or random overflow pattern: the scale at every step and the skipped steps.
 #include <bit>
-#include <charconv>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -33,17 +32,10 @@ struct scaler_options {
   bool json = false;
 };
 
-/// A whole number given on the command line, in [min, max].
+/// A whole number given on the command line, in [min, max] (the shared reader: see common.hpp).
 std::int64_t integer_or_throw(std::string_view text, std::string_view what, std::int64_t min, std::int64_t max) {
-  std::int64_t v = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  const std::string range = "accepted: " + std::to_string(min) + " to " + std::to_string(max);
-  if (text.empty() || ec == std::errc::invalid_argument || ptr != end)
-    throw usage_error(std::string(what) + " '" + std::string(text) + "' is not a whole number (" + range + ")");
-  if (ec == std::errc::result_out_of_range || v < min || v > max)
-    throw usage_error(std::string(what) + " '" + std::string(text) + "' is out of range (" + range + ")");
-  return v;
+  return static_cast<std::int64_t>(
+      whole_number_or_throw(text, what, static_cast<std::uint64_t>(min), static_cast<std::uint64_t>(max)));
 }
 
 /// A number given on the command line, as a double (PyTorch takes these as Python floats).
@@ -219,7 +211,9 @@ command register_scaler(CLI::App& app) {
                    ->type_name("P");
   at->excludes(prob);
   prob->excludes(at);
-  cmd->add_option("--seed", o->seed, "Seed of --overflow-prob's std::mt19937")->type_name("N")->capture_default_str();
+  add_whole_number_option(*cmd, "--seed", o->seed, "Seed of --overflow-prob's std::mt19937, 0 to 4294967295", 0, UINT32_MAX)
+      ->type_name("N")
+      ->capture_default_str();
   cmd->add_option("--init-scale", o->init_scale, "GradScaler init_scale (stored as float32)")
       ->type_name("S")
       ->capture_default_str();

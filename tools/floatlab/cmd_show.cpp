@@ -143,7 +143,7 @@ std::string render_text(const show_result& r, const palette& colour) {
 
 void render_json(json_writer& j, const show_result& r) {
   const lf::format& f = r.f;
-  auto value_object = [&](const std::optional<neighbour>& n) {
+  auto value_object = [&](const std::optional<neighbour>& n) -> json_writer& {
     if (!n) return j.null();
     return j.begin_object().field("bits", hex_of(f, n->bits)).field("exact", lf::to_exact_decimal(f, n->bits))
         .field("shortest", lf::to_shortest(f, n->bits)).end_object();
@@ -160,7 +160,7 @@ void render_json(json_writer& j, const show_result& r) {
   else j.null();
   j.key("error");
   if (r.error) {
-    auto measure_object = [&](const decimal_text& t) {
+    auto measure_object = [&](const decimal_text& t) -> json_writer& {
       if (t.text.empty()) return j.null();
       return j.begin_object().field("value", t.text).field("exact", t.exact).end_object();
     };

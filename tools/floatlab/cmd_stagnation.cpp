@@ -1,7 +1,6 @@
 // floatlab stagnation: the weight-update experiment of Micikevicius et al. 2018 (lf::amp,
 // amp.hpp): w <- round_W(w + u) for N steps, in each weight format, and why updates are lost.
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -32,20 +31,9 @@ struct stagnation_options {
   bool json = false;
 };
 
-/// A count given on the command line: decimal digits only, in [1, max].
+/// A count given on the command line, in [1, max] (the shared reader: see common.hpp).
 std::int64_t count_or_throw(const std::string& text, std::string_view option, std::int64_t max) {
-  std::int64_t v = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec == std::errc::invalid_argument || ptr != end || (text[0] == '+'))
-    throw usage_error(std::string(option) + " '" + text + "' is not a whole number (accepted: 1 to " +
-                      std::to_string(max) + ")");
-  if (ec == std::errc::result_out_of_range || v > max)
-    throw usage_error(std::string(option) + " '" + text + "' is too large (accepted: 1 to " + std::to_string(max) + ")");
-  if (v <= 0)
-    throw usage_error(std::string(option) + " '" + text + "' must be at least 1 (accepted: 1 to " +
-                      std::to_string(max) + ")");
-  return v;
+  return static_cast<std::int64_t>(whole_number_or_throw(text, option, 1, static_cast<std::uint64_t>(max)));
 }
 
 /// `text` wrapped at spaces to lines of at most `width` bytes, later lines starting with `indent`.
@@ -194,7 +182,7 @@ void render_json(json_writer& j, const run_result& x) {
   const lf::amp::stagnation_result& r = x.r;
   const lf::format& W = r.params.weight_format;
   const lf::format& U = r.params.update_format;
-  auto value_object = [&](const lf::format& f, lf::bits_t b) {
+  auto value_object = [&](const lf::format& f, lf::bits_t b) -> json_writer& {
     return j.begin_object().field("bits", hex_of(f, b)).field("exact", lf::to_exact_decimal(f, b))
         .field("shortest", lf::to_shortest(f, b)).end_object();
   };

@@ -125,7 +125,9 @@ command register_table(CLI::App& app) {
   cmd->add_option("FORMAT", o->format, "The format; known: " + lf::known_format_names())->required();
   cmd->add_option("--from", o->from, "First value: the smallest value of FORMAT at or above X")->type_name("X");
   cmd->add_option("--to", o->to, "Last value: the largest value of FORMAT at or below Y")->type_name("Y");
-  cmd->add_option("--count", o->count, "List N values (from --from, or from the lowest value)")->type_name("N");
+  add_whole_number_option(*cmd, "--count", o->count, "List N values (from --from, or from the lowest value)", 1,
+                          max_rows)
+      ->type_name("N");
   cmd->add_flag("--bits", o->bits, "--from and --to are raw encodings in hex (0x prefix optional)");
   cmd->add_flag("--json", o->json, std::string(json_option_help));
   cmd->footer([] {

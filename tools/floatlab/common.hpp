@@ -72,6 +72,79 @@ struct command {
   std::function<int()> run;
 };
 
+// ---- whole numbers on the command line ---------------------------------------------------------
+
+/// "accepted: a whole number from MIN to MAX", for messages.
+inline std::string whole_number_accepted(std::uint64_t min, std::uint64_t max) {
+  return "accepted: a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+}
+
+/// A count, size or seed given on the command line, read by parse_whole_number.
+struct whole_number {
+  std::uint64_t value = 0;
+  std::string error;  ///< empty on success; otherwise "'TEXT' is ... (accepted: ...)"
+  explicit operator bool() const { return error.empty(); }
+};
+
+/// Reads `text` as a whole number in [min, max]: decimal digits only, nothing before or after them.
+/// Every integer option goes through here, never through CLI11's own conversion, which reads "-1"
+/// into an unsigned option as 2^64 - 1 (strtoull negates in unsigned arithmetic, C11 7.22.1.4),
+/// and "010" as octal 8 and "0x10" as 16 (base 0). The error quotes the text as typed.
+inline whole_number parse_whole_number(std::string_view text, std::uint64_t min, std::uint64_t max) {
+  whole_number out;
+  const std::string quoted = "'" + std::string(text) + "'";
+  const std::string accepted = " (" + whole_number_accepted(min, max) + ")";
+  const bool negative = !text.empty() && text[0] == '-';
+  const std::string_view digits = negative ? text.substr(1) : text;
+  bool all_digits = !digits.empty();
+  for (char c : digits) all_digits = all_digits && c >= '0' && c <= '9';
+  if (!all_digits) {
+    out.error = quoted + " is not a whole number" + accepted;
+    return out;
+  }
+  std::uint64_t v = 0;
+  bool too_large = false;
+  for (char c : digits) {
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) too_large = true;
+    else v = v * 10 + d;
+  }
+  if (negative && (too_large || v != 0)) out.error = quoted + " is negative" + accepted;
+  else if (too_large || v > max) out.error = quoted + " is too large" + accepted;
+  else if (v < min) out.error = quoted + " is too small" + accepted;
+  else out.value = v;
+  return out;
+}
+
+/// parse_whole_number for an option read as text: throws usage_error("OPTION: 'TEXT' is ...").
+inline std::uint64_t whole_number_or_throw(std::string_view text, std::string_view option, std::uint64_t min,
+                                           std::uint64_t max) {
+  const whole_number n = parse_whole_number(text, min, max);
+  if (!n) throw usage_error(std::string(option) + ": " + n.error);
+  return n.value;
+}
+
+/// A CLI11 transform for an integer option: checks the text with parse_whole_number and hands
+/// CLI11 the plain decimal digits of the value, so its conversion cannot wrap or read octal. A bad
+/// value fails the parse as "OPTION: 'TEXT' is ... (accepted: ...)".
+inline CLI::Validator whole_number_check(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        const whole_number n = parse_whole_number(text, min, max);
+        if (!n) return n.error;
+        text = std::to_string(n.value);
+        return {};
+      },
+      "", "whole number");
+}
+
+/// Adds an integer option that only takes a whole number in [min, max] (see whole_number_check).
+template <typename T>
+CLI::Option* add_whole_number_option(CLI::App& cmd, const std::string& names, T& target, const std::string& help,
+                                     std::uint64_t min, std::uint64_t max) {
+  return cmd.add_option(names, target, help)->transform(whole_number_check(min, max));
+}
+
 // ---- rounding and policy options -------------------------------------------------------------
 
 /// The options that decide how a result is rounded: -r, --tininess, --ftz, --daz, --saturate,
@@ -115,9 +188,11 @@ inline void add_rounding_options(CLI::App& cmd, rounding_options& o) {
   cmd.add_flag("--ftz", o.ftz, "Flush tiny results to zero, raising underflow and inexact (x86 MXCSR.FTZ)");
   cmd.add_flag("--daz", o.daz, "Read subnormal operands as zero, no flag (x86 MXCSR.DAZ)");
   cmd.add_flag("--saturate", o.saturate, "Overflow gives the largest finite value, never infinity or NaN");
-  cmd.add_option("--seed", o.seed,
-                 "Seed for -r stochastic: case k (from 1) gets the k-th output of std::mt19937(seed) "
-                 "as its 32 random bits, so a seed always gives the same results; other modes ignore it")
+  add_whole_number_option(cmd, "--seed", o.seed,
+                          "Seed for -r stochastic, 0 to 4294967295: case k (from 1) gets the k-th output of "
+                          "std::mt19937(seed) as its 32 random bits, so a seed always gives the same results; "
+                          "other modes ignore it",
+                          0, UINT32_MAX)
       ->type_name("N")
       ->capture_default_str();
 }

@@ -189,9 +189,17 @@ inline std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-/// Builds one JSON value; keys and values are appended in order, commas handled here.
+/// Builds one JSON value; keys and values are appended in order, commas handled here. Not
+/// copyable: every member returns a reference, and a helper lambda that returned the writer by
+/// value (`[&] { return j.null(); }`) copied the whole document on every call, which made
+/// `calc --json` superlinear in the expression length.
 class json_writer {
  public:
+  json_writer() = default;
+  json_writer(const json_writer&) = delete;
+  json_writer& operator=(const json_writer&) = delete;
+  json_writer(json_writer&&) = default;
+  json_writer& operator=(json_writer&&) = default;
   json_writer& begin_object() { return open('{'); }
   json_writer& end_object() { return close('}'); }
   json_writer& begin_array() { return open('['); }
