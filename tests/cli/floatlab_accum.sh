@@ -97,6 +97,38 @@ expect_json "generated dot is reproducible and models differ from exact" \
    and m["exact"]["error"]["absolute"] == 0' \
   -- dot --n 1000 --seed 3 --model fp16-acc,exact
 
+# binary32 data on the tf32 units: 1 + 2^-10 + 2^-11 lies halfway between the tf32 values
+# 1 + 2^-10 and 1 + 2^-9. The tf32 presets truncate it, as the MATLAB models' GEMM.m does (CPFloat
+# round = 4): 1 + 2^-10 (times 1, plus 0: nothing else is rounded); nearest even would give 1 + 2^-9.
+printf '1.00146484375 1\n' >"$tmp/tf32.txt"
+expect_json "tf32 units truncate binary32 data" \
+  'all(Fraction(bits32(m[u]["bits"])) == 1 + Fraction(1, 2**10) and "fp32 -> tf32 (toward zero)" in m[u]["input_conversion"]
+       for u in ("ampere_tf32", "hopper_tf32", "blackwell_tf32"))
+   and exact(m["exact"]["result"]) == 1 + Fraction(1, 2**10) + Fraction(1, 2**11)' \
+  -- dot "$tmp/tf32.txt" --input-format fp32 --model ampere_tf32,hopper_tf32,blackwell_tf32,exact
+# The same number on an fp16 unit: nearest even (GEMM.m round = 1); 2^-11 is half an fp16 ulp
+# above 1 + 2^-10 (odd), so the tie goes up to 1 + 2^-9.
+expect_json "fp16 units round binary32 data to nearest even" \
+  'Fraction(bits32(m["ampere_fp16"]["bits"])) == 1 + Fraction(1, 2**9) and "(nearest even)" in m["ampere_fp16"]["input_conversion"]' \
+  -- dot "$tmp/tf32.txt" --input-format fp32 --model ampere_fp16
+
+# The exact reference with infinities (IEEE 754-2019 §7.2): +inf*1 + -inf*1 is a magnitude
+# subtraction of infinities, 0*inf an invalid product: NaN and invalid; +inf + +inf is +inf, no flag.
+printf 'inf 1\n-inf 1\n' >"$tmp/inf_minus_inf.txt"
+expect_json "exact dot: inf - inf is invalid" \
+  'm["exact"]["flags"] == ["invalid"] and m["exact"]["result"] in ("nan", "-nan")' \
+  -- dot "$tmp/inf_minus_inf.txt" --input-format fp32 --model exact
+printf 'inf\n1\n-inf\n' >"$tmp/inf_minus_inf_sum.txt"
+expect_json "exact sum: inf - inf is invalid" \
+  'm["exact"]["flags"] == ["invalid"] and m["exact"]["result"] in ("nan", "-nan")' \
+  -- sum "$tmp/inf_minus_inf_sum.txt" --model exact
+printf '0 inf\n1 1\n' >"$tmp/zero_times_inf.txt"
+expect_json "exact dot: 0 * inf is invalid" 'm["exact"]["flags"] == ["invalid"]' \
+  -- dot "$tmp/zero_times_inf.txt" --model exact
+printf 'inf 1\ninf 2\n' >"$tmp/inf_plus_inf.txt"
+expect_json "exact dot: inf + inf = inf, no flag" 'm["exact"]["flags"] == [] and m["exact"]["result"] == "inf"' \
+  -- dot "$tmp/inf_plus_inf.txt" --model exact
+
 # ---- gemm: exact C against python ------------------------------------------------------------
 
 printf '1 2 0.5\n-3 0.25 8\n' >"$tmp/A.txt"   # 2 x 3
@@ -111,6 +143,8 @@ expect_out "gemm generated" "max ulps" "ampere_fp16" -- gemm --m 4 --n 3 --k 64 
 
 expect_out "--model list" "fp16-acc" "fp32-acc" "fp16-pairwise" "fp16-kahan" "volta_fp16" "hopper_fp8" \
   "deepseek_fp8_promote128" "exact" -- dot --model list
+expect_out "--model list: each unit's input conversion" "tf32 inputs (wider data converted toward zero)" \
+  "fp16 inputs (wider data converted nearest even)" "e4m3 inputs (wider data converted nearest even)" -- dot --model list
 expect_out "sum --help: examples and JSON schema" "Examples:" "floatlab-accum/1" -- sum --help
 expect_out "gemm --help" "Examples:" "--m" -- gemm --help
 

@@ -627,3 +627,155 @@ TEST_CASE("variants: fp16 output, floor alignment, exact alignment, other N and 
                        .final_rounding = lf::rounding::nearest_even};
   compare_with_reference<lf::binary16, lf::binary16>(wide, "N = 64, F = 60, nearest", 3000, 200, 35);
 }
+
+// ---- data wider than the operand type: the input conversion (input_rounding) -------------------
+
+TEST_CASE("presets' input conversion follows their source: tf32 truncates, fp16 / bf16 / FP8 round to nearest even") {
+  // The MATLAB models (models/tools/GEMM.m) round A and B with CPFloat: round = 4 (toward zero)
+  // for tf32, round = 1 (nearest even) for fp16, bf16 and the FP8 formats.
+  for (const auto& p : lf::matrix_unit_presets) {
+    CAPTURE(p.name);
+    CHECK(p.unit.input_rounding == (p.unit.input == lf::tfloat32 ? lf::rounding::toward_zero : lf::rounding::nearest_even));
+  }
+  CHECK(units::ampere_tf32.input_rounding == lf::rounding::toward_zero);
+  CHECK(units::hopper_tf32.input_rounding == lf::rounding::toward_zero);
+  CHECK(units::blackwell_tf32.input_rounding == lf::rounding::toward_zero);
+  lf::matrix_unit stochastic = units::ampere_tf32;
+  stochastic.input_rounding = lf::rounding::stochastic;  // no source of random bits in a unit
+  CHECK_FALSE(stochastic.valid());
+}
+
+TEST_CASE("which data a unit converts: formats wider than its operand type (a table written by hand)") {
+  // f contains g: every value of g is a value of f (precision and exponent range, by hand):
+  // binary64 > binary32 > tf32 > {fp16, bf16} > {E4M3, E5M2}; fp16 and bf16 overlap (neither
+  // contains the other), as do E4M3 and E5M2.
+  enum { h, b, t, s, d, e4, e5, count };
+  const lf::format fmts[count] = {lf::binary16, lf::bfloat16, lf::tfloat32, lf::binary32, lf::binary64,
+                                  lf::float8_e4m3fn, lf::float8_e5m2};
+  auto contains = [](int f, int g) {
+    if (f == g) return true;
+    switch (f) {
+      case d: return true;
+      case s: return g != d;
+      case t: return g == h || g == b || g == e4 || g == e5;
+      case h: case b: return g == e4 || g == e5;
+      default: return false;
+    }
+  };
+  for (const auto& p : lf::matrix_unit_presets) {
+    int op = -1;
+    for (int i = 0; i < count; ++i)
+      if (fmts[i] == (p.unit.model == lf::matrix_unit_model::cuda_core_fma ? p.unit.output : p.unit.input)) op = i;
+    REQUIRE(op >= 0);
+    for (int f = 0; f < count; ++f) {
+      CAPTURE(p.name);
+      CAPTURE(lf::format_name(fmts[f]));
+      // block units: data strictly wider than the operand type; the CUDA core: data not inside binary32
+      const bool want = p.unit.model == lf::matrix_unit_model::cuda_core_fma ? !contains(op, f)
+                                                                              : contains(f, op) && f != op;
+      CHECK(lf::unit_converts_input(p.unit, fmts[f]) == want);
+    }
+  }
+}
+
+TEST_CASE("binary32 data on a tf32 unit: 1 + 2^-10 + 2^-11 is cut to 1 + 2^-10; nearest even gives 1 + 2^-9") {
+  // 1 + 2^-10 + 2^-11 = 0x3F803000 lies halfway between the tf32 values 1 + 2^-10 (last fraction
+  // bit odd) and 1 + 2^-9 (even). Truncation keeps 1 + 2^-10 = 0x3F802000; nearest even takes
+  // 1 + 2^-9 = 0x3F804000. Times 1, plus 0: the block adds nothing, so the result is the
+  // converted operand itself; the conversion was inexact.
+  const std::vector<lf::bits_t> a{0x3F803000u}, one{0x3F800000u};
+  lf::matrix_unit nearest = units::ampere_tf32;
+  nearest.input_rounding = lf::rounding::nearest_even;
+  for (const auto* u : {&units::ampere_tf32, &units::hopper_tf32, &units::blackwell_tf32}) {
+    lf::status st{};
+    CHECK(lf::dot(*u, lf::binary32, a, lf::binary32, one, 0, st) == 0x3F802000u);
+    CHECK(st == lf::status::inexact);
+    const std::vector<lf::fp32> ta{lf::fp32::from_bits(0x3F803000u)}, tone{lf::fp32(1.0f)};
+    CHECK(lf::dot<lf::binary32, lf::binary32>(*u, ta, tone, lf::fp32(0.0f)).bits() == 0x3F802000u);
+  }
+  lf::status st{};
+  CHECK(lf::dot(nearest, lf::binary32, a, lf::binary32, one, 0, st) == 0x3F804000u);
+  CHECK(st == lf::status::inexact);
+  // Both operands converted: (1 + 2^-10 + 2^-11)^2 from truncated (1 + 2^-10)^2 = 1 + 2^-9 + 2^-20,
+  // exact in the block (F = 24) and in binary32: 0x3F804008.
+  st = {};
+  CHECK(lf::dot(units::ampere_tf32, lf::binary32, a, lf::binary32, a, 0, st) == 0x3F804008u);
+  // binary32's largest finite value (2 - 2^-23) 2^127: truncated to tf32's (2 - 2^-10) 2^127 =
+  // 0x7F7FE000; to nearest it rounds up past tf32's range: +inf, overflow and inexact.
+  const std::vector<lf::bits_t> big{0x7F7FFFFFu};
+  st = {};
+  CHECK(lf::dot(units::ampere_tf32, lf::binary32, big, lf::binary32, one, 0, st) == 0x7F7FE000u);
+  CHECK(st == lf::status::inexact);
+  st = {};
+  CHECK(lf::dot(nearest, lf::binary32, big, lf::binary32, one, 0, st) == 0x7F800000u);
+  CHECK(st == (lf::status::overflow | lf::status::inexact));
+  // Data that is already tf32 (low 13 bits zero) is the same either way, flags none.
+  const std::vector<lf::bits_t> exact{0x3F802000u};
+  st = {};
+  CHECK(lf::dot(units::ampere_tf32, lf::binary32, exact, lf::binary32, one, 0, st) == 0x3F802000u);
+  CHECK(lf::dot(nearest, lf::binary32, exact, lf::binary32, one, 0, st) == 0x3F802000u);
+  CHECK(st == lf::status::none);
+  // A signaling NaN converts to a quiet one with invalid; the unit's result is its default NaN.
+  const std::vector<lf::bits_t> snan{0x7F800001u};
+  st = {};
+  CHECK(lf::dot(units::ampere_tf32, lf::binary32, snan, lf::binary32, one, 0, st) == 0xFFC00000u);
+  CHECK(st == lf::status::invalid);
+}
+
+namespace {
+
+/// `trials` random dot products of binary32 data on unit u: the reference converts each operand
+/// to u.input with the oracle's own conversion (toward zero or nearest even, u.input_rounding),
+/// then runs reference_dot; lf::dot gets the binary32 data (typed and run-time entries).
+/// Exponent fields 127 +- (4 + spread): inside the unit's input range for the spreads used.
+void compare_binary32_data(const lf::matrix_unit& u, const char* name, int trials, long spread, u64 seed) {
+  std::mt19937_64 rng(seed);
+  const oracle::target in = target_of(u.input);
+  REQUIRE((u.input_rounding == lf::rounding::toward_zero || u.input_rounding == lf::rounding::nearest_even));
+  const oracle::mode m = u.input_rounding == lf::rounding::toward_zero ? oracle::mode::toward_zero : oracle::mode::nearest_even;
+  int mismatches = 0, changed = 0;
+  trials = std::max(1, trials / kTrialDivisor);
+  for (int t = 0; t < trials; ++t) {
+    const std::size_t K = 1 + rng() % (2 * static_cast<std::size_t>(u.block_size) + 1);
+    block_data d, cv;
+    for (std::size_t i = 0; i < K; ++i) {
+      d.a.push_back(random_finite(oracle::binary32, rng, 127 + static_cast<long>(rng() % 9) - 4, spread));
+      d.b.push_back(random_finite(oracle::binary32, rng, 127 + static_cast<long>(rng() % 9) - 4, spread));
+    }
+    d.c = rng() % 4 == 0 ? 0 : random_finite(oracle::binary32, rng, 127 + static_cast<long>(rng() % 21) - 10, 3);
+    cv.c = d.c;
+    for (std::size_t i = 0; i < K; ++i) {
+      cv.a.push_back(oracle::convert(in, oracle::binary32, d.a[i], m).bits);
+      cv.b.push_back(oracle::convert(in, oracle::binary32, d.b[i], m).bits);
+      changed += (d.a[i] & 0x1FFFu) != 0;
+    }
+    const u64 want = reference_dot(u, in, cv, in);
+    const auto ta = typed<lf::binary32>(d.a), tb = typed<lf::binary32>(d.b);
+    const u64 got1 = lf::dot<lf::binary32, lf::binary32>(u, ta, tb, lf::fp32::from_bits(static_cast<u32>(d.c))).bits();
+    lf::status st{};
+    const u64 got2 = lf::dot(u, lf::binary32, std::span<const u64>(d.a), lf::binary32, std::span<const u64>(d.b), d.c, st);
+    if ((got1 != want || got2 != want) && ++mismatches <= 5)
+      FAIL_CHECK(std::string(name) << ": K " << K << " a0 " << oracle::hex(d.a[0], 32) << " b0 " << oracle::hex(d.b[0], 32)
+                                   << ": got " << oracle::hex(got1, 32) << " / " << oracle::hex(got2, 32) << ", want "
+                                   << oracle::hex(want, 32));
+  }
+  const std::string summary = std::string(name) + ": " + std::to_string(mismatches) + " of " + std::to_string(trials) + " differ";
+  CHECK_MESSAGE(mismatches == 0, summary);
+  CHECK(changed > trials);  // most data has bits below tf32's: the conversion matters
+}
+
+}  // namespace
+
+TEST_CASE("binary32 data on tf32, fp16 and bf16 units equals the cpp_int model on the oracle-converted data") {
+  for (const auto* u : {&units::ampere_tf32, &units::hopper_tf32, &units::blackwell_tf32}) {
+    compare_binary32_data(*u, "tf32 truncating", 5000, 60, 41 + static_cast<u64>(u->block_size));
+    lf::matrix_unit nearest = *u;
+    nearest.input_rounding = lf::rounding::nearest_even;
+    compare_binary32_data(nearest, "tf32 nearest even", 5000, 60, 51 + static_cast<u64>(u->block_size));
+  }
+  compare_binary32_data(units::ampere_fp16, "ampere_fp16 (nearest even)", 5000, 8, 61);
+  lf::matrix_unit cut = units::hopper_fp16;
+  cut.input_rounding = lf::rounding::toward_zero;
+  compare_binary32_data(cut, "hopper_fp16 truncating", 5000, 8, 62);
+  compare_binary32_data(units::hopper_bf16, "hopper_bf16 (nearest even)", 5000, 60, 63);
+}

@@ -6,7 +6,11 @@
 // lengths 0, 1, around and between the block sizes and past one DeepSeek promotion interval (128).
 // Three ways into the fast path are checked: the typed lf::dot, the run-time-format lf::dot
 // (named-format dispatch) and block_chain_fast itself (which takes no fallback by dispatch, only
-// per special or all-zero block).
+// per special or all-zero block). Data wider than a unit's operand format (binary32 everywhere,
+// fp16 on the FP8 units, ...) is converted to mu.input under input_rounding first (matrix_unit.hpp,
+// "Input conversion"), so the reference converts it the same way, each operand once, before the
+// general path; the units include tf32 units converting nearest even or upward and fp16 / FP8
+// ones truncating.
 //
 // The data: random encodings of every kind (subnormals, zeros of both signs, NaN, infinity, 0 * inf),
 // exponents spread over the whole range (so terms are truncated entirely) or narrow, exact
@@ -139,6 +143,10 @@ std::vector<std::pair<std::string, lf::matrix_unit>> units() {
     u.final_rounding = lf::rounding::upward;
     u.output_fraction_bits = 20;
   });
+  variant("ampere_tf32", "inputs nearest even", [](lf::matrix_unit& u) { u.input_rounding = lf::rounding::nearest_even; });
+  variant("hopper_tf32", "inputs upward", [](lf::matrix_unit& u) { u.input_rounding = lf::rounding::upward; });
+  variant("hopper_fp16", "inputs truncated", [](lf::matrix_unit& u) { u.input_rounding = lf::rounding::toward_zero; });
+  variant("hopper_fp8", "inputs truncated", [](lf::matrix_unit& u) { u.input_rounding = lf::rounding::toward_zero; });
   variant("ampere_tf32", "N = 16, F = 0", [](lf::matrix_unit& u) {
     u.block_size = 16;
     u.alignment_bits = 0;
@@ -207,9 +215,25 @@ void check_pair(std::mt19937_64& g, counts& n_checked) {
         CAPTURE(n);
         CAPTURE(d.name);
         CAPTURE(c);
-        const lf::detail::operand oa{FA, [&d](std::size_t i) { return d.a[i]; }};
-        const lf::detail::operand ob{FB, [&d](std::size_t i) { return d.b[i]; }};
-        lf::status want_st{};
+        // Data wider than the unit's operand format (binary32 on every unit, tf32 on fp16 and bf16
+        // units, fp16 and bf16 on FP8 units; test_matrix_unit.cpp checks which against a table):
+        // converted first, flags included.
+        bits ra = d.a, rb = d.b;
+        lf::format fa = FA, fb = FB;
+        lf::status conv_st{};
+        lf::env conv_env{mu.input_rounding};
+        if (mu.input_subnormals == lf::subnormal_handling::flush) conv_env.policy.inputs = lf::subnormal_inputs::treat_as_zero;
+        if (lf::unit_converts_input(mu, FA)) {
+          for (auto& x : ra) x = lf::convert(mu.input, FA, x, conv_env, conv_st);
+          fa = mu.input;
+        }
+        if (lf::unit_converts_input(mu, FB)) {
+          for (auto& x : rb) x = lf::convert(mu.input, FB, x, conv_env, conv_st);
+          fb = mu.input;
+        }
+        const lf::detail::operand oa{fa, [&ra](std::size_t i) { return ra[i]; }};
+        const lf::detail::operand ob{fb, [&rb](std::size_t i) { return rb[i]; }};
+        lf::status want_st = conv_st;
         const lf::bits_t want = reference(mu, oa, ob, n, c, want_st);
 
         // The run-time-format entry.
@@ -222,7 +246,7 @@ void check_pair(std::mt19937_64& g, counts& n_checked) {
         // c to the output format first, which quiets a signaling NaN (and raises invalid).
         const auto ta = typed<FA>(d.a);
         const auto tb = typed<FB>(d.b);
-        lf::status st2{}, want_st2{};
+        lf::status st2{}, want_st2 = conv_st;
         const lf::bits_t c2 = lf::convert(mu.output, lf::binary32, c, lf::env{}, want_st2);
         const lf::bits_t want2 = c2 == c ? want : reference(mu, oa, ob, n, c2, want_st2);
         want_st2 = c2 == c ? want_st : want_st2;
@@ -233,7 +257,7 @@ void check_pair(std::mt19937_64& g, counts& n_checked) {
 
         // block_chain_fast itself.
         if constexpr (lf::detail::fast_format(FA) && lf::detail::fast_format(FB)) {
-          if (mu.model == lf::matrix_unit_model::block_fma && lf::detail::block_fast_applies(mu)) {
+          if (mu.model == lf::matrix_unit_model::block_fma && lf::detail::block_fast_applies(mu) && fa == FA && fb == FB) {
             lf::status st3{};
             const lf::bits_t got3 = lf::detail::block_chain_fast<FA, FB>(mu, oa, ob, 0, n, c, st3);
             CHECK(got3 == want);
@@ -259,7 +283,8 @@ TEST_CASE("matrix unit fast path: same bits and flags as the general path, every
   check_pair<lf::float8_e5m2, lf::float8_e5m2>(g, n);
   check_pair<lf::float8_e4m3fn, lf::float8_e5m2>(g, n);
   check_pair<lf::float8_e5m2, lf::float8_e4m3fn>(g, n);
-  // Outside the fast formats: binary32 inputs (the dispatch leaves them to the general code).
+  // binary32 data, wider than every unit's operand format: converted under input_rounding, then
+  // the fast path (or the general one) on the converted operands.
   check_pair<lf::binary32, lf::binary32>(g, n);
   MESSAGE("dot products compared: " << n.checked << ", of them through block_chain_fast directly: " << n.fast_direct);
   CHECK(n.fast_direct > 0);

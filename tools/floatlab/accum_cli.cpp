@@ -49,21 +49,32 @@ std::string known_model_names() {
   return out + ", exact";
 }
 
+std::string rounding_phrase(lf::rounding r) {
+  switch (r) {
+    case lf::rounding::nearest_even: return "nearest even";
+    case lf::rounding::toward_zero: return "toward zero";
+    default: return std::string(lf::rounding_name(r));
+  }
+}
+
 std::string describe_unit(const lf::matrix_unit& mu) {
+  // The input conversion (lf::unit_converts_input): data wider than the operand type, e.g.
+  // binary32 data on a tf32 unit, is converted under input_rounding before the unit computes.
+  const std::string inputs = fmt::format("{} inputs (wider data converted {})", lf::format_name(mu.input),
+                                         rounding_phrase(mu.input_rounding));
   switch (mu.model) {
     case lf::matrix_unit_model::cuda_core_fma:
-      return fmt::format("{} inputs, {} fma chain ({})", lf::format_name(mu.input), lf::format_name(mu.output),
-                         lf::rounding_name(mu.final_rounding));
+      return fmt::format("{}, {} fma chain ({})", inputs, lf::format_name(mu.output), lf::rounding_name(mu.final_rounding));
     case lf::matrix_unit_model::fp8_promotion:
-      return fmt::format("{} inputs, block FMA N={} F={} ({} fraction bits kept), promoted to an {} add every {} "
+      return fmt::format("{}, block FMA N={} F={} ({} fraction bits kept), promoted to an {} add every {} "
                          "products",
-                         lf::format_name(mu.input), mu.block_size, mu.alignment_bits, mu.output_fraction_bits,
+                         inputs, mu.block_size, mu.alignment_bits, mu.output_fraction_bits,
                          lf::format_name(mu.output), mu.promotion_interval);
     case lf::matrix_unit_model::block_fma: break;
   }
-  return fmt::format("{} inputs, block FMA N={} F={}, terms truncated, {} output ({} fraction bits, {})",
-                     lf::format_name(mu.input), mu.block_size, mu.alignment_bits, lf::format_name(mu.output),
-                     mu.output_fraction_bits, lf::rounding_name(mu.final_rounding));
+  return fmt::format("{}, block FMA N={} F={}, terms truncated, {} output ({} fraction bits, {})", inputs,
+                     mu.block_size, mu.alignment_bits, lf::format_name(mu.output), mu.output_fraction_bits,
+                     lf::rounding_name(mu.final_rounding));
 }
 
 std::string model_list_text() {
@@ -174,6 +185,7 @@ void add_dist_options(CLI::App& cmd, dist_options& o) {
   cmd.add_option("--high", o.high, "uniform: upper end (> --low)")->capture_default_str();
   cmd.add_option("--value", o.value, "constant: the value of every element")->capture_default_str();
   cmd.add_option("--seed", o.seed, "Seed of the generator (std::mt19937_64); the same seed gives the same data")
+      ->transform(whole_number_check(0, UINT64_MAX))
       ->type_name("N")
       ->capture_default_str();
 }
@@ -269,7 +281,7 @@ vec column_of(const table_file& t, std::size_t want_columns, std::size_t column)
   return v;
 }
 
-vec convert_all(const lf::format& from, const lf::format& to, std::span<const lf::bits_t> x) {
+vec convert_all(const lf::format& from, const lf::format& to, std::span<const lf::bits_t> x, const lf::env& e) {
   vec v;
   v.bits.resize(x.size());
   if (from == to) {
@@ -278,7 +290,7 @@ vec convert_all(const lf::format& from, const lf::format& to, std::span<const lf
   }
   for (std::size_t i = 0; i < x.size(); ++i) {
     lf::status st{};
-    v.bits[i] = lf::convert(to, from, x[i], lf::env{}, st);
+    v.bits[i] = lf::convert(to, from, x[i], e, st);
     v.flags |= st;
     v.changed += lf::has(st, lf::status::inexact);
   }
@@ -289,8 +301,8 @@ std::string conversion_note(const model_spec& s, const lf::format& data, std::si
                             lf::status flags, std::size_t total) {
   const lf::format in = s.input(data);
   if (in == data) return {};
-  return fmt::format("inputs converted {} -> {} (nearest even) as the {} requires: {} of {} values changed{}",
-                     lf::format_name(data), lf::format_name(in),
+  return fmt::format("inputs converted {} -> {} ({}) as the {} requires: {} of {} values changed{}",
+                     lf::format_name(data), lf::format_name(in), rounding_phrase(s.input_env().mode),
                      s.kind == model_kind::matrix_unit ? "unit" : "model", changed, total,
                      flags == lf::status::none ? std::string() : ", flags " + flags_text(flags));
 }
@@ -301,9 +313,15 @@ void add_trace_options(CLI::App& cmd, trace_options& o) {
                "steps, every K-th, and the first step where a nonzero term left the sum unchanged (a stall)");
   cmd.add_option("--trace-every", o.every, "With --trace: also every K-th step (0: none; default: about 16 rows)")
       ->type_name("K")
-      ->check(CLI::Range(0L, 1L << 40));
-  cmd.add_option("--trace-head", o.head, "With --trace: the first H steps")->type_name("H")->capture_default_str();
-  cmd.add_option("--trace-tail", o.tail, "With --trace: the last T steps")->type_name("T")->capture_default_str();
+      ->transform(whole_number_check(0, std::uint64_t{1} << 40));
+  cmd.add_option("--trace-head", o.head, "With --trace: the first H steps")
+      ->transform(whole_number_check(0, std::uint64_t{1} << 40))
+      ->type_name("H")
+      ->capture_default_str();
+  cmd.add_option("--trace-tail", o.tail, "With --trace: the last T steps")
+      ->transform(whole_number_check(0, std::uint64_t{1} << 40))
+      ->type_name("T")
+      ->capture_default_str();
 }
 
 dot_result run_dot(const model_spec& s, const lf::format& data, std::span<const lf::bits_t> a,
@@ -320,8 +338,8 @@ dot_result run_dot(const model_spec& s, const lf::format& data, std::span<const 
     return r;
   }
   const lf::format in = s.input(data);
-  vec ca = convert_all(data, in, a);
-  vec cb = as_sum ? vec{} : convert_all(data, in, b);
+  vec ca = convert_all(data, in, a, s.input_env());
+  vec cb = as_sum ? vec{} : convert_all(data, in, b, s.input_env());
   r.note = conversion_note(s, data, ca.changed + cb.changed, ca.flags | cb.flags, as_sum ? n : 2 * n);
   lf::status st{};
   if (s.kind == model_kind::accumulation) {
@@ -620,6 +638,7 @@ void add_vector_options(CLI::App& cmd, vector_options& o, bool is_dot) {
     cmd.add_option("FILE", o.files, "Data: one number per line ('-' is stdin); without FILE, data is generated")
         ->expected(0, 1);
   cmd.add_option("-n,--n", o.n, is_dot ? "Generated data: the length of a and b" : "Generated data: how many terms")
+      ->transform(whole_number_check(1, max_generated))
       ->type_name("N")
       ->capture_default_str();
   add_dist_options(cmd, o.dist);

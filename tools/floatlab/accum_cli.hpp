@@ -55,6 +55,9 @@ struct model_spec {
     }
     return data;
   }
+  /// How data is converted to input(data) when it differs: a matrix unit's own input conversion
+  /// (lf::unit_input_env: its input_rounding; the tf32 presets truncate), else nearest even.
+  lf::env input_env() const { return kind == model_kind::matrix_unit ? lf::unit_input_env(mu) : lf::env{}; }
   /// The format of the result (and of the errors' ulps and u).
   lf::format accumulator() const {
     switch (kind) {
@@ -190,8 +193,13 @@ table_file read_table(const std::string& path, const lf::format& f);
 /// The file as one column of numbers (one per line).
 vec column_of(const table_file& t, std::size_t want_columns, std::size_t column);
 
-/// The values of `x` (format from) in format `to`, rounded to nearest even where needed.
-vec convert_all(const lf::format& from, const lf::format& to, std::span<const lf::bits_t> x);
+/// The values of `x` (format from) in format `to`, rounded under `e` (default nearest even) where
+/// needed; pass model_spec::input_env() for a model's inputs.
+vec convert_all(const lf::format& from, const lf::format& to, std::span<const lf::bits_t> x, const lf::env& e = {});
+
+/// "nearest even", "toward zero", or the rounding's name: how conversion notes and --model list
+/// say a conversion rounds.
+std::string rounding_phrase(lf::rounding r);
 
 /// One line that says how a model's inputs were obtained from the data, or "" when unchanged.
 std::string conversion_note(const model_spec& s, const lf::format& data, std::size_t changed,
@@ -266,7 +274,9 @@ exact value of the data: absolute, relative, in ulps of the accumulator format (
 value), and the ratio to the textbook bound n*u*sum|terms| (Higham §3.1/§4.2; u = 2^-p of the
 accumulator; <= 1 means within the bound); the IEEE flags raised by the model's operations.
 Inputs are the data rounded once (nearest even) to --input-format; a model whose input format
-differs converts them (nearest even) first, and says so: its error then includes that conversion.)";
+differs converts them first, and says so: its error then includes that conversion. Accumulation
+models round to nearest even there; a matrix unit converts as its hardware does ('--model list':
+the tf32 units truncate binary32 data, the others round to nearest even).)";
 
 // ---- sum and dot: the whole command ---------------------------------------------------------------
 

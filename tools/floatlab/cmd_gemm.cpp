@@ -108,7 +108,8 @@ int run_gemm(const CLI::App& cmd, const gemm_options& o) {
     auto& r = runs[t];
     if (s.kind == accum::model_kind::exact) continue;
     const lf::format in = s.input(data);
-    const accum::vec a = accum::convert_all(data, in, A.v.bits), b = accum::convert_all(data, in, B.v.bits);
+    const accum::vec a = accum::convert_all(data, in, A.v.bits, s.input_env()),
+                     b = accum::convert_all(data, in, B.v.bits, s.input_env());
     r.note = accum::conversion_note(s, data, a.changed + b.changed, a.flags | b.flags, M * K + K * N);
     r.fmt = s.accumulator();
     r.c.assign(M * N, 0);

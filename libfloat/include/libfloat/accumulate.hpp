@@ -107,6 +107,7 @@
 
 #include "arith.hpp"
 #include "detail/dot_fast.hpp"
+#include "detail/fits_in.hpp"
 #include "format.hpp"
 #include "fp.hpp"
 #include "rounding.hpp"
@@ -116,23 +117,7 @@ namespace lf {
 
 // ---- formats inside formats -----------------------------------------------------------------
 
-/// True when every value of `from` is a value of `to`, so lf::convert(to, from, ...) is exact for
-/// every finite encoding and infinities stay infinities: p_from <= p_to, and the smallest
-/// subnormal and the largest finite value of `from` convert exactly (a finite value of `from` is
-/// then a multiple of to's smallest subnormal with at most p_to significant bits, below to's max).
-/// binary16, bfloat16, tf32, E4M3 and E5M2 all fit in binary32; E4M3 and E5M2 fit in binary16;
-/// bfloat16 does not fit in binary16 (range), nor binary16 in bfloat16 (precision).
-constexpr bool fits_in(const format& from, const format& to) {
-  if (from.precision > to.precision) return false;
-  if (from.has_infinity() && !to.has_infinity()) return false;
-  status st{};
-  (void)convert(to, from, from.min_subnormal_bits(), env{}, st);
-  (void)convert(to, from, from.max_finite_bits(), env{}, st);
-  return st == status::none;
-}
-
-static_assert(fits_in(binary16, binary32) && fits_in(bfloat16, binary32) && fits_in(tfloat32, binary32));
-static_assert(fits_in(float8_e4m3fn, binary16) && fits_in(float8_e5m2, binary16) && fits_in(binary32, binary64));
+// lf::fits_in(from, to): detail/fits_in.hpp.
 static_assert(!fits_in(bfloat16, binary16) && !fits_in(binary16, bfloat16) && !fits_in(float8_e5m2, float8_e4m3fn));
 
 // ---- the model ------------------------------------------------------------------------------

@@ -62,8 +62,11 @@
 // IEEE specials (the semantics of a sum evaluated with IEEE additions, made order-independent):
 // - a NaN operand makes the result NaN: the first NaN operand, quieted and converted to the
 //   target format (convertFormat's rule); a signaling NaN operand raises invalid;
-// - inf - inf and 0 * inf are invalid and give the target format's default NaN (unless a NaN
-//   operand came first);
+// - inf - inf (infinite terms of both signs: a magnitude subtraction of infinities) and 0 * inf
+//   are invalid (IEEE 754-2019 §7.2 b, d): invalid is raised whenever the terms hold one, a NaN
+//   operand or not (whatever value a quiet NaN stood for, the sum would be invalid), and flags()
+//   has it as soon as the term arrives; the result is the target format's default NaN (unless a
+//   NaN operand came first: then that NaN, as above);
 // - otherwise an infinity gives that infinity (converted: a format without infinity gives NaN and
 //   invalid, or max finite under overflow_policy::saturate, as lf::convert does);
 // - an exact zero: -0 if every term was a zero and all of them -0 (so -0 + -0 = -0), otherwise
@@ -628,8 +631,12 @@ class exact_accumulator {
     ++nonzero_terms_;
     all_negative_zero_ = all_positive_zero_ = false;
   }
+  /// An infinite term. Infinities of both signs are a magnitude subtraction of infinities, invalid
+  /// (IEEE 754-2019 §7.2 d): raised when the second sign arrives, whatever else the sum holds (a
+  /// NaN operand, 0 * inf), so flags() reports it before any rounding.
   exact_accumulator& note_infinity(bool negative) {
     (negative ? neg_inf_ : pos_inf_) = true;
+    if (pos_inf_ && neg_inf_) flags_ |= status::invalid;
     return *this;
   }
   exact_accumulator& note_nan(const format& f, bits_t a) {
@@ -786,6 +793,7 @@ class exact_accumulator {
     flags_ |= o.flags_;
     (subtract ? neg_inf_ : pos_inf_) |= o.pos_inf_;
     (subtract ? pos_inf_ : neg_inf_) |= o.neg_inf_;
+    if (pos_inf_ && neg_inf_) flags_ |= status::invalid;  // inf - inf across the two (§7.2 d)
     zero_terms_ += o.zero_terms_;
     nonzero_terms_ += o.nonzero_terms_;
     const bool o_all_neg = subtract ? o.all_positive_zero_ : o.all_negative_zero_;

@@ -15,6 +15,8 @@
 //                                      c and the result in mu.output
 //   void gemm(const matrix_unit&, M, N, K, A, B, C, status* = nullptr)   C = A*B + C, row-major,
 //                                      one dot per element (deterministic)
+//   unit_operand_format(mu), unit_converts_input(mu, format), unit_input_env(mu)
+//                                      which data the unit converts first, and how
 //
 // The block-FMA model (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor
 // cores", PeerJ Comput. Sci. 7:e330, 2021; Khattak and Mikaitis, github.com/north-numerical-
@@ -47,12 +49,23 @@
 // (matrix_unit::valid() false) or mismatched lengths; overflow (+ inexact) for a result beyond
 // range; inexact when the alignment or the normalisation dropped bits; underflow when the result
 // is tiny (after rounding) and inexact. Subnormal inputs flushed by input_subnormals raise nothing.
+// Plus the flags of the input conversion, when there is one (Input conversion, below).
 //
 // Errors: mismatched lengths (a.size() != b.size(); gemm: A, B, C not M*K, K*N, M*N) and invalid
 // units are reported, not thrown or asserted: the result is NaN (the output's default NaN; gemm:
 // every element of C) and status::invalid is raised.
 //
 // K = 0: dot returns c unchanged (no block runs).
+//
+// Input conversion. Data wider than the unit's operand type (binary32 data on a tf32 unit, as a
+// cuBLAS TF32 GEMM reads fp32 matrices; binary32 or binary64 on fp16, bf16 and FP8 units) is
+// first converted to mu.input, each operand once, by lf::convert under mu.input_rounding
+// (toward_zero: the low fraction bits dropped; nearest_even), subnormal inputs read
+// as zero when input_subnormals flushes them; the block FMA then runs on the converted values,
+// on the general or the fast path alike. The conversion's flags (inexact, underflow, overflow;
+// invalid for a signaling NaN) join the unit's. Narrower and overlapping formats are used as they
+// are (unit_converts_input). The CUDA-core model converts every input to its output format under
+// input_rounding (exact for the formats that fit).
 //
 // The two other models (matrix_unit::model):
 //  - cuda_core_fma: c = fma(a_i, b_i, c) for i = 0, 1, ..., each fma correctly rounded in the
@@ -76,9 +89,11 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "arith.hpp"
 #include "detail/dot_fast.hpp"
+#include "detail/fits_in.hpp"
 #include "detail/round.hpp"
 #include "exact.hpp"
 #include "format.hpp"
@@ -111,8 +126,13 @@ enum class subnormal_handling : std::uint8_t {
 struct matrix_unit {
   matrix_unit_model model = matrix_unit_model::block_fma;
   /// The input format the preset models (the hardware's operand type). The model itself works on
-  /// values: dot() accepts any input formats.
+  /// values: dot() accepts any input formats, and converts only data wider than this (below).
   format input = binary16;
+  /// How data wider than the operand type is converted to it before use (unit_converts_input):
+  /// toward_zero (the low bits dropped, as the MATLAB models' tf32 inputs: GEMM.m, CPFloat
+  /// round = 4) or nearest_even (their fp16, bf16 and FP8 inputs: round = 1); any deterministic
+  /// lf::rounding. The CUDA-core model converts every input to its output format with it.
+  rounding input_rounding = rounding::nearest_even;
   int block_size = 4;       ///< N: products per block FMA
   int alignment_bits = 23;  ///< F: terms are cut onto the grid 2^(emax - F)
   alignment_rounding alignment = alignment_rounding::truncate;
@@ -125,12 +145,13 @@ struct matrix_unit {
   subnormal_handling output_subnormals = subnormal_handling::keep;
   int promotion_interval = 0;  ///< fp8_promotion: products per FP32 promotion (DeepSeek: 128)
 
-  /// Parameters the implementation handles: 1 <= N <= 2^24, 0 <= F <= 96 (so an exact block sum
-  /// stays below 2^126), 1 <= output_fraction_bits <= the output's fraction bits, and a positive
-  /// promotion interval for fp8_promotion.
+  /// Parameters the implementation handles: a deterministic input_rounding, 1 <= N <= 2^24,
+  /// 0 <= F <= 96 (so an exact block sum stays below 2^126), 1 <= output_fraction_bits <= the
+  /// output's fraction bits, and a positive promotion interval for fp8_promotion.
   constexpr bool valid() const {
-    return input.valid() && output.valid() && block_size >= 1 && block_size <= (1 << 24) && alignment_bits >= 0 &&
-           alignment_bits <= 96 && output_fraction_bits >= 1 && output_fraction_bits <= output.fraction_bits() &&
+    return input.valid() && output.valid() && input_rounding != rounding::stochastic && block_size >= 1 &&
+           block_size <= (1 << 24) && alignment_bits >= 0 && alignment_bits <= 96 && output_fraction_bits >= 1 &&
+           output_fraction_bits <= output.fraction_bits() &&
            (model != matrix_unit_model::fp8_promotion || promotion_interval >= 1);
   }
   friend constexpr bool operator==(const matrix_unit&, const matrix_unit&) = default;
@@ -143,43 +164,66 @@ struct matrix_unit {
 // models/{V100TC,A100TC,H100TC,B200TC}.m (fma = N, neab = F - 23, frmode 'rz' for binary32
 // output); MMA-Sim (arXiv 2511.10909) for Hopper and Blackwell. All: binary32 output truncated
 // toward zero, subnormal inputs and outputs kept.
+// input_rounding, from the same MATLAB models: their GEMM.m (models/tools) rounds A and B to the
+// input format with CPFloat before the block FMA, with round = 4 (toward zero) for tf32 and
+// round = 1 (nearest, ties to even) for fp16, bf16 and FP8, on every GPU. The recorded hardware
+// results (model_validation) cannot tell the two apart: every recorded input is already a value
+// of its input format.
 namespace matrix_units {
 
 /// V100 (Volta), fp16 inputs: N = 4, F = 23 (Fasi et al. 2021; V100TC.m fma 4, neab 0).
-inline constexpr matrix_unit volta_fp16{.input = binary16, .block_size = 4, .alignment_bits = 23};
-/// T4 (Turing), fp16 inputs: N = 8, F = 24 (numerics-facts.md §3; N = 4 in some sources).
-inline constexpr matrix_unit turing_fp16{.input = binary16, .block_size = 8, .alignment_bits = 24};
+inline constexpr matrix_unit volta_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 4,
+                                        .alignment_bits = 23};
+/// T4 (Turing), fp16 inputs: N = 8, F = 24 (numerics-facts.md §3; N = 4 in some sources). No
+/// MATLAB model: wider data nearest even, as every fp16 model of GEMM.m.
+inline constexpr matrix_unit turing_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 8,
+                                         .alignment_bits = 24};
 /// A100 (Ampere), fp16 inputs: N = 8, F = 24 (Fasi et al. 2021; A100TC.m fma 8, neab 1).
-inline constexpr matrix_unit ampere_fp16{.input = binary16, .block_size = 8, .alignment_bits = 24};
+inline constexpr matrix_unit ampere_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 8,
+                                         .alignment_bits = 24};
 /// A100, bf16 inputs: N = 8, F = 24 (Fasi et al. 2021; A100TC.m).
-inline constexpr matrix_unit ampere_bf16{.input = bfloat16, .block_size = 8, .alignment_bits = 24};
-/// A100, tf32 inputs (fp32 data truncated to tf32): N = 4, F = 24 (Fasi et al. 2021; A100TC.m fma 4).
-inline constexpr matrix_unit ampere_tf32{.input = tfloat32, .block_size = 4, .alignment_bits = 24};
+inline constexpr matrix_unit ampere_bf16{.input = bfloat16, .input_rounding = rounding::nearest_even, .block_size = 8,
+                                         .alignment_bits = 24};
+/// A100, tf32 inputs, binary32 data truncated to tf32 (GEMM.m round = 4): N = 4, F = 24 (Fasi et
+/// al. 2021; A100TC.m fma 4).
+inline constexpr matrix_unit ampere_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero, .block_size = 4,
+                                         .alignment_bits = 24};
 /// H100 (Hopper), fp16 inputs: N = 16, F = 25 (H100TC.m fma 16, neab 2; MMA-Sim).
-inline constexpr matrix_unit hopper_fp16{.input = binary16, .block_size = 16, .alignment_bits = 25};
+inline constexpr matrix_unit hopper_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 16,
+                                         .alignment_bits = 25};
 /// H100, bf16 inputs: N = 16, F = 25 (H100TC.m; MMA-Sim).
-inline constexpr matrix_unit hopper_bf16{.input = bfloat16, .block_size = 16, .alignment_bits = 25};
-/// H100, tf32 inputs: N = 8, F = 25 (H100TC.m fma 8; MMA-Sim).
-inline constexpr matrix_unit hopper_tf32{.input = tfloat32, .block_size = 8, .alignment_bits = 25};
+inline constexpr matrix_unit hopper_bf16{.input = bfloat16, .input_rounding = rounding::nearest_even, .block_size = 16,
+                                         .alignment_bits = 25};
+/// H100, tf32 inputs, binary32 data truncated (GEMM.m round = 4): N = 8, F = 25 (H100TC.m fma 8; MMA-Sim).
+inline constexpr matrix_unit hopper_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero, .block_size = 8,
+                                         .alignment_bits = 25};
 /// H100 wgmma, FP8 (E4M3 or E5M2) inputs: N = 32, F = 13, the result keeps 13 fraction bits
 /// (H100TC.m fma 32, neab -10, NoManBitsOut 23 - 10; MMA-Sim; DeepSeek-V3 §3.3.2: "about 14 bits").
-inline constexpr matrix_unit hopper_fp8{.input = float8_e4m3fn, .block_size = 32, .alignment_bits = 13,
-                                        .output_fraction_bits = 13};
+inline constexpr matrix_unit hopper_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
+                                        .block_size = 32, .alignment_bits = 13, .output_fraction_bits = 13};
 /// B200 (Blackwell), fp16/bf16 inputs: N = 16, F = 25 (B200TC.m fma 16, neab 2; MMA-Sim).
-inline constexpr matrix_unit blackwell_fp16{.input = binary16, .block_size = 16, .alignment_bits = 25};
-/// B200, tf32 inputs: N = 8, F = 25 (B200TC.m fma 8; MMA-Sim).
-inline constexpr matrix_unit blackwell_tf32{.input = tfloat32, .block_size = 8, .alignment_bits = 25};
+inline constexpr matrix_unit blackwell_fp16{.input = binary16, .input_rounding = rounding::nearest_even,
+                                            .block_size = 16, .alignment_bits = 25};
+/// B200, tf32 inputs, binary32 data truncated (GEMM.m round = 4): N = 8, F = 25 (B200TC.m fma 8; MMA-Sim).
+inline constexpr matrix_unit blackwell_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero,
+                                            .block_size = 8, .alignment_bits = 25};
 /// B200, FP8 inputs: N = 32, F = 25, full 23-bit result (B200TC.m fma 32, neab 2; MMA-Sim).
-inline constexpr matrix_unit blackwell_fp8{.input = float8_e4m3fn, .block_size = 32, .alignment_bits = 25};
+inline constexpr matrix_unit blackwell_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
+                                           .block_size = 32, .alignment_bits = 25};
 /// CUDA cores: a binary32 fma chain c = fmaf(a_i, b_i, c), round to nearest even (the usual
-/// non-tensor-core kernel; products of fp16/bf16/tf32/FP8 values are exact in the fma).
+/// non-tensor-core kernel; products of fp16/bf16/tf32/FP8 values are exact in the fma). Wider data
+/// (binary64) reaches binary32 nearest even, as a C++ cast does (IEEE 754-2019 §5.4.2 convertFormat
+/// under the default roundTiesToEven).
 inline constexpr matrix_unit cuda_core_fp32{.model = matrix_unit_model::cuda_core_fma, .input = binary16,
-                                            .block_size = 1, .alignment_bits = 0,
+                                            .input_rounding = rounding::nearest_even, .block_size = 1,
+                                            .alignment_bits = 0,
                                             .final_rounding = rounding::nearest_even};
 /// DeepSeek-V3 (arXiv 2412.19437) §3.3.2: H800 FP8 GEMM with the Hopper FP8 tensor core for 128
 /// products (4 wgmma of K = 32), each partial result promoted to an FP32 accumulator on CUDA cores.
+/// Wider data nearest even, as hopper_fp8.
 inline constexpr matrix_unit deepseek_fp8_promote128{.model = matrix_unit_model::fp8_promotion,
-                                                     .input = float8_e4m3fn, .block_size = 32,
+                                                     .input = float8_e4m3fn,
+                                                     .input_rounding = rounding::nearest_even, .block_size = 32,
                                                      .alignment_bits = 13, .output_fraction_bits = 13,
                                                      .promotion_interval = 128};
 
@@ -197,13 +241,13 @@ inline constexpr named_matrix_unit matrix_unit_presets[] = {
     {"turing_fp16", matrix_units::turing_fp16, "numerics-facts.md §3 (T4; N = 4 in some sources)"},
     {"ampere_fp16", matrix_units::ampere_fp16, "Fasi et al. 2021; A100TC.m"},
     {"ampere_bf16", matrix_units::ampere_bf16, "Fasi et al. 2021; A100TC.m"},
-    {"ampere_tf32", matrix_units::ampere_tf32, "Fasi et al. 2021; A100TC.m"},
+    {"ampere_tf32", matrix_units::ampere_tf32, "Fasi et al. 2021; A100TC.m; truncation: GEMM.m"},
     {"hopper_fp16", matrix_units::hopper_fp16, "H100TC.m; MMA-Sim arXiv 2511.10909"},
     {"hopper_bf16", matrix_units::hopper_bf16, "H100TC.m; MMA-Sim arXiv 2511.10909"},
-    {"hopper_tf32", matrix_units::hopper_tf32, "H100TC.m; MMA-Sim arXiv 2511.10909"},
+    {"hopper_tf32", matrix_units::hopper_tf32, "H100TC.m; MMA-Sim arXiv 2511.10909; truncation: GEMM.m"},
     {"hopper_fp8", matrix_units::hopper_fp8, "H100TC.m; MMA-Sim; DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
     {"blackwell_fp16", matrix_units::blackwell_fp16, "B200TC.m; MMA-Sim arXiv 2511.10909"},
-    {"blackwell_tf32", matrix_units::blackwell_tf32, "B200TC.m; MMA-Sim arXiv 2511.10909"},
+    {"blackwell_tf32", matrix_units::blackwell_tf32, "B200TC.m; MMA-Sim arXiv 2511.10909; truncation: GEMM.m"},
     {"blackwell_fp8", matrix_units::blackwell_fp8, "B200TC.m; MMA-Sim arXiv 2511.10909"},
     {"cuda_core_fp32", matrix_units::cuda_core_fp32, "binary32 fma chain (IEEE 754-2019 fusedMultiplyAdd)"},
     {"deepseek_fp8_promote128", matrix_units::deepseek_fp8_promote128, "DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
@@ -214,6 +258,35 @@ constexpr std::optional<matrix_unit> matrix_unit_by_name(std::string_view name) 
   for (const auto& p : matrix_unit_presets)
     if (p.name == name) return p.unit;
   return std::nullopt;
+}
+
+/// The format a unit computes on: mu.input for the block FMA and FP8 promotion models, mu.output
+/// for the CUDA-core fma chain (its fma's operands).
+constexpr format unit_operand_format(const matrix_unit& mu) {
+  return mu.model == matrix_unit_model::cuda_core_fma ? mu.output : mu.input;
+}
+
+/// Whether dot() and gemm() convert data of format f to unit_operand_format(mu), rounding with
+/// mu.input_rounding, before the unit computes (the file comment, "Input conversion"):
+///  - block_fma, fp8_promotion: f is wider than mu.input (every value of mu.input is a value of f,
+///    not the reverse): binary32 or binary64 data on a tf32, fp16, bf16 or FP8 unit. Other formats
+///    are used as they are, the model working on values: narrower ones (fp16 data on a tf32 unit)
+///    and overlapping ones (bf16 on Blackwell's fp16/bf16 unit, E5M2 on an E4M3 unit: the
+///    hardware takes both FP8 formats);
+///  - cuda_core_fma: f does not fit in mu.output.
+constexpr bool unit_converts_input(const matrix_unit& mu, const format& f) {
+  const format op = unit_operand_format(mu);
+  if (f == op) return false;
+  if (mu.model == matrix_unit_model::cuda_core_fma) return !fits_in(f, op);
+  return fits_in(op, f) && !fits_in(f, op);
+}
+
+/// The environment of that conversion: mu.input_rounding, and subnormal inputs read as zero when
+/// the unit flushes them.
+constexpr env unit_input_env(const matrix_unit& mu) {
+  env e{mu.input_rounding};
+  if (mu.input_subnormals == subnormal_handling::flush) e.policy.inputs = subnormal_inputs::treat_as_zero;
+  return e;
 }
 
 // ---- the models -------------------------------------------------------------------------------
@@ -646,6 +719,33 @@ bits_t block_chain(const matrix_unit& mu, const operand<A>& a, const operand<B>&
   return block_chain_general(mu, a, b, first, n, c, st);
 }
 
+/// Operands held in memory after the input conversion.
+struct stored_get {
+  const bits_t* p;
+  LIBFLOAT_INLINE constexpr bits_t operator()(std::size_t i) const { return p[i]; }
+};
+
+template <class A, class B>
+bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t n, bits_t c, status& st);
+
+/// unit_dot with the operands of a wider format converted first (unit_converts_input), each once,
+/// by lf::convert under unit_input_env: the general and the fast block paths then see the same
+/// operands of mu.input. The conversions' flags join the unit's.
+template <class A, class B>
+[[gnu::noinline]] bits_t unit_dot_converting(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
+                                             std::size_t n, bits_t c, status& st) {
+  const env e = unit_input_env(mu);
+  auto take = [&](const auto& x, std::vector<bits_t>& out) {
+    const bool conv = unit_converts_input(mu, x.fmt);
+    out.resize(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = conv ? convert(mu.input, x.fmt, x.get(i), e, st) : x.get(i);
+    return conv ? mu.input : x.fmt;
+  };
+  std::vector<bits_t> va, vb;
+  const format fa = take(a, va), fb = take(b, vb);
+  return unit_dot(mu, operand{fa, stored_get{va.data()}}, operand{fb, stored_get{vb.data()}}, n, c, st);
+}
+
 /// The whole dot product a . b + c under mu; c and the result in mu.output.
 template <class A, class B>
 bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t n, bits_t c, status& st) {
@@ -653,6 +753,9 @@ bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
     st |= status::invalid;
     return mu.output.valid() ? mu.output.default_nan_bits() : binary32.default_nan_bits();
   }
+  const bool block_model = mu.model != matrix_unit_model::cuda_core_fma;
+  if (block_model && (unit_converts_input(mu, a.fmt) || unit_converts_input(mu, b.fmt))) [[unlikely]]
+    return unit_dot_converting(mu, a, b, n, c, st);
   switch (mu.model) {
     case matrix_unit_model::block_fma: return block_chain(mu, a, b, 0, n, c, st);
     case matrix_unit_model::cuda_core_fma: {
@@ -670,8 +773,7 @@ bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
         }
       }
       const env e = unit_env(mu, mu.final_rounding);
-      env in{};
-      if (mu.input_subnormals == subnormal_handling::flush) in.policy.inputs = subnormal_inputs::treat_as_zero;
+      const env in = unit_input_env(mu);  // exact for inputs that fit in the output format
       for (std::size_t i = 0; i < n; ++i) {
         const bits_t x = convert(mu.output, a.fmt, a.get(i), in, st);
         const bits_t y = convert(mu.output, b.fmt, b.get(i), in, st);
