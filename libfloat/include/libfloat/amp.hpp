@@ -380,18 +380,21 @@ struct scaler_step {
   bool backed_off = false;         ///< event == backoff: the scale was multiplied by backoff_factor
 };
 
-/// Runs a grad_scaler for overflow.size() steps; step k (from 1) overflows when overflow[k-1].
-inline std::vector<scaler_step> run_scaler(const grad_scaler_options& o, const std::vector<bool>& overflow) {
+namespace internal {
+/// The step loop shared by run_scaler and run_scaler_on_gradients: `found_inf(i, scale)` says
+/// whether step i (from 0), computed at that scale, finds an infinity or NaN.
+template <typename FoundInf>
+std::vector<scaler_step> drive_scaler(const grad_scaler_options& o, std::size_t steps, FoundInf found_inf) {
   grad_scaler s(o);
   std::vector<scaler_step> out;
-  out.reserve(overflow.size());
-  for (std::size_t i = 0; i < overflow.size(); ++i) {
+  out.reserve(steps);
+  for (std::size_t i = 0; i < steps; ++i) {
     scaler_step st;
     st.step = static_cast<std::int64_t>(i) + 1;
-    st.overflow = overflow[i];
     st.scale_used = s.scale();
     st.inverse_scale_used = s.inverse_scale();
-    st.skipped = s.update(overflow[i]);
+    st.overflow = found_inf(i, st.scale_used);
+    st.skipped = s.update(st.overflow);
     st.scale_after = s.scale();
     st.tracker_after = s.growth_tracker();
     st.event = s.last_event();
@@ -400,6 +403,12 @@ inline std::vector<scaler_step> run_scaler(const grad_scaler_options& o, const s
     out.push_back(st);
   }
   return out;
+}
+}  // namespace internal
+
+/// Runs a grad_scaler for overflow.size() steps; step k (from 1) overflows when overflow[k-1].
+inline std::vector<scaler_step> run_scaler(const grad_scaler_options& o, const std::vector<bool>& overflow) {
+  return internal::drive_scaler(o, overflow.size(), [&](std::size_t i, float) { return static_cast<bool>(overflow[i]); });
 }
 
 /// run_scaler for `steps` steps, overflowing at the step numbers in `overflow_steps` (from 1;
@@ -443,24 +452,9 @@ inline bool scaled_gradients_overflow(const format& f, std::span<const double> g
 inline std::vector<scaler_step> run_scaler_on_gradients(const grad_scaler_options& o,
                                                         const std::vector<std::vector<double>>& gradients,
                                                         const format& f = binary16) {
-  grad_scaler s(o);
-  std::vector<scaler_step> out;
-  out.reserve(gradients.size());
-  for (std::size_t i = 0; i < gradients.size(); ++i) {
-    scaler_step st;
-    st.step = static_cast<std::int64_t>(i) + 1;
-    st.scale_used = s.scale();
-    st.inverse_scale_used = s.inverse_scale();
-    st.overflow = scaled_gradients_overflow(f, gradients[i], st.scale_used);
-    st.skipped = s.update(st.overflow);
-    st.scale_after = s.scale();
-    st.tracker_after = s.growth_tracker();
-    st.event = s.last_event();
-    st.backed_off = st.event == scaler_event::backoff;
-    st.grew = st.event == scaler_event::growth;
-    out.push_back(st);
-  }
-  return out;
+  return internal::drive_scaler(o, gradients.size(), [&](std::size_t i, float scale) {
+    return scaled_gradients_overflow(f, gradients[i], scale);
+  });
 }
 
 // =============================================================================================
