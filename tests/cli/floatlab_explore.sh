@@ -101,6 +101,15 @@ expect_out "show ftz" "flushed to zero" -- show 1e-6 -f fp16 --ftz
 expect_out "show exact" "exact: 0.5 is a value of fp16" "0 absolute" -- show 0.5 -f fp16
 expect_out "show hex float" "0x3200" "exact" -- show 0x1.8p-3 -f fp16
 expect_out "show inf in e4m3" "e4m3 has no infinity" "invalid" -- show inf -f e4m3
+# E4M3 464 = 1.1101b x 2^8 is halfway between 448 (1.110b, even) and 480 (1.111b x 2^8, whose slot is
+# the NaN). IEEE 754-2019 §7.4 rounds with an unbounded exponent: nearest_even picks 448, no overflow;
+# odd picks 480 (odd last bit), an overflow, and gives 448 with overflow raised; 465 is past the tie.
+expect_out "show e4m3 tie 464" "0x7E" "between 448 and 480" "the tie goes to the even one" "does not overflow" \
+  "flags       inexact" -- show 464 -f e4m3
+expect_out "show e4m3 465 overflows" "0x7F" "overflow, inexact" -- show 465 -f e4m3
+expect_out "show e4m3 464 odd" "0x7E" "overflow, inexact" "odd gives that value on overflow" -- show 464 -f e4m3 -r odd
+expect_out "show e4m3 -470 toward_zero" "0xFE" "toward_zero picks -448, so it does not overflow" -- \
+  show -f e4m3 -r toward_zero -- -470
 expect_out "show nan" "quiet NaN" "0x7E00" -- show nan -f fp16
 # a raw encoding: 0x3C01 is 1 + 2^-10
 expect_out "show --bits" "1.0009765625" "raw encoding" "not rounded" -- show --bits 3C01 -f fp16

@@ -142,9 +142,24 @@ inline std::string explain_rounding(const lf::format& f, std::string_view x_text
   const bool lower_finite = is_finite(f, lower), upper_finite = is_finite(f, upper);
   std::string between = std::string(x_text) + " lies between " + (lower_finite ? value_text(f, lower) : lf::to_shortest(f, lower)) +
                         " and " + (upper_finite ? value_text(f, upper) : lf::to_shortest(f, upper));
-  if (!lower_finite || !upper_finite)
-    return way + " to the largest finite value " + value_text(f, stored) + ": " + std::string(x_text) +
-           " is beyond it, but " + mode + " does not overflow there.";
+  if (!lower_finite || !upper_finite) {
+    if (lf::has(flags, lf::status::overflow))  // odd: with an unbounded exponent it picks the value beyond max
+      return "overflowed: " + std::string(x_text) + " is beyond the largest finite " + lf::format_name(f) + " value " +
+             value_text(f, stored) + ", and " + mode + " gives that value on overflow (overflow and inexact raised).";
+    const std::string head = way + " to the largest finite value " + value_text(f, stored) + ": " + std::string(x_text) +
+                             " is beyond it, but ";
+    if (f.has_infinity()) return head + mode + " does not overflow there.";
+    // IEEE 754-2019 §7.4: overflow is decided by rounding as if the exponent range were unbounded.
+    // There the value after max finite is max + ulp(max) = (2^p - 1) * 2^(emax - p + 1), whose
+    // encoding in a format without infinity is the NaN.
+    const rational m = value_of(f, stored);
+    const rational beyond = m + (m < 0 ? rational(-pow2(f.emax() - f.precision + 1)) : pow2(f.emax() - f.precision + 1));
+    const bool tie = x.compare((m + beyond) / 2) == 0;
+    return head + "with an unbounded exponent range (IEEE 754-2019 §7.4) it lies between " + value_text(f, stored) +
+           " and " + to_decimal(beyond, 20, 20).shown() + ", a value " + lf::format_name(f) +
+           " cannot hold (that encoding is its NaN), and " + mode + " picks " + value_text(f, stored) +
+           (tie ? " (exactly halfway: the tie goes to the even one)" : "") + ", so it does not overflow.";
+  }
   const rational lo = value_of(f, lower), hi = value_of(f, upper);
   const int side = x.compare((lo + hi) / 2);  // -1 nearer the lower
   const bool stored_is_upper = stored == upper;
