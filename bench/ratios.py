@@ -2,18 +2,21 @@
 """Medians and target ratios from the benchmarks' Google Benchmark JSON (python3, stdlib only).
 
     python3 bench/ratios.py build/bench/results.json [build/bench/results_f16c.json]
-                            [build/bench/results_decimal.json] [--softfloat-mops 63] [--markdown]
+                            [build/bench/results_decimal.json] [build/bench/results_peers.json]
+                            [--softfloat-mops 63] [--markdown]
 
 Reads the aggregate rows (run with --benchmark_repetitions=N --benchmark_report_aggregates_only=true),
 takes the median items_per_second of each benchmark, and prints
   1. every benchmark's median in Mop/s (with the coefficient of variation across repetitions);
-  2. the ratios the performance issue asks for, with the target and whether it is met;
+  2. the target ratios (docs/performance.md), with the target and whether it is met;
   3. for bench_decimal: lf::parse / std::from_chars(float) and lf::to_shortest / std::to_chars(float),
-     target >= 0.5x on short inputs (the decimal I/O issue).
+     target >= 0.5x on short inputs.
 Each group of ratios is printed only when its suite's results are among the files.
 
-Berkeley SoftFloat is not part of the run: its f16_add throughput is the quoted absolute figure
-(63 Mop/s on random operands on this machine type), so the general-path rows compare with that number.
+  4. for bench_peers (bench/run_peers.sh): libfloat's ratio to Berkeley SoftFloat 3e,
+     CPFloat and the hardware baselines measured in the same process, with the targets.
+The general-path rows of bench_scalar compare with SoftFloat's f16_add as bench_peers measured it when
+its results are among the files, otherwise with the quoted absolute figure (--softfloat-mops, 63 Mop/s).
 """
 
 import argparse
@@ -96,7 +99,7 @@ def print_decimal_ratios(med, ratio_row, headers, markdown):
 
 
 def print_accumulate_ratios(med, ratio_row, headers, markdown):
-    """bench_accumulate: 4096-long dot products (terms/s) against the plain float dot loop (issue 4 §6)."""
+    """bench_accumulate: 4096-long dot products (terms/s) against the plain float dot loop."""
     print("Dot products, 4096 terms, vs the plain float dot loop hw/float/dot (terms/s):")
     base = "hw/float/dot"
     rows = [ratio_row(f"lf/dot/fp32_acc / {base} (CUDA-core model)", "lf/dot/fp32_acc", base, 0.5),
@@ -115,7 +118,7 @@ def print_accumulate_ratios(med, ratio_row, headers, markdown):
 
 
 def print_array_ratios(med, ratio_row, headers, markdown):
-    """bench_array: span conversions of 16M floats against the hardware in the same run (issue 4 section 1)."""
+    """bench_array: span conversions of 16M floats against the hardware in the same run."""
     f16c = "array/hw/f16c/cvtps_ph"
     bf16_base = max(("array/hw/bf16/bittrick", "array/hw/avx512bf16/cvtneps"), key=lambda k: med.get(k, 0.0))
     modes = ("nearest_away", "toward_zero", "upward", "downward", "odd")
@@ -135,13 +138,59 @@ def print_array_ratios(med, ratio_row, headers, markdown):
     print()
 
 
+PEERS_MODES = ("nearest_even", "toward_zero", "upward", "downward", "nearest_away")
+
+
+def print_peers_ratios(med, ratio_row, headers, markdown):
+    """bench_peers: libfloat against Berkeley SoftFloat 3e, CPFloat and the hardware, measured in the same run."""
+    print("Scalar operations, run-time rounding mode, flags collected: libfloat typed free functions vs SoftFloat:")
+    rows = []
+    for fmt, op, target in (("fp16", "add", 4.0), ("fp16", "mul", 4.0), ("fp16", "div", 4.0), ("fp16", "fma", 2.0),
+                            ("fp32", "mul", 2.0)):
+        for mode in PEERS_MODES:
+            base = f"peers/{fmt}/{op}/{mode}"
+            rows.append(ratio_row(f"{base}: libfloat / softfloat", f"{base}/libfloat", f"{base}/softfloat", target))
+    print(table(rows, headers, markdown))
+    print()
+    print("Same libfloat loop vs CPFloat's array arithmetic cpf_addf/cpf_mulf/cpf_divf (no flags; for information):")
+    rows = []
+    for op in ("add", "mul", "div"):
+        for mode in PEERS_MODES:
+            base = f"peers/fp16/{op}/{mode}"
+            rows.append(ratio_row(f"{base}: libfloat / cpfloat", f"{base}/libfloat", f"{base}/cpfloat"))
+    print(table(rows, headers, markdown))
+    print()
+    print("Conversions of 16M floats (elements/s): libfloat lf::convert (and lf::quantize, float out as CPFloat) vs "
+          "CPFloat cpfloatf, SoftFloat and the hardware:")
+    rows = []
+    for fmt in ("fp16", "bf16"):
+        ne, sr = f"peers/cvt/{fmt}/nearest_even", f"peers/cvt/{fmt}/stochastic"
+        ne_target = 5.0 if fmt == "fp16" else 1.0
+        rows.append(ratio_row(f"{ne}: libfloat / cpfloat", f"{ne}/libfloat", f"{ne}/cpfloat", ne_target))
+        rows.append(ratio_row(f"{ne}: libfloat_quantize / cpfloat", f"{ne}/libfloat_quantize", f"{ne}/cpfloat",
+                              ne_target))
+        rows.append(ratio_row(f"{sr}: libfloat / cpfloat", f"{sr}/libfloat", f"{sr}/cpfloat", 5.0))
+        rows.append(ratio_row(f"{sr}: libfloat_quantize / cpfloat", f"{sr}/libfloat_quantize", f"{sr}/cpfloat", 5.0))
+        rows.append(ratio_row(f"{ne}: libfloat / softfloat (info)", f"{ne}/libfloat", f"{ne}/softfloat"))
+    ne = "peers/cvt/fp16/nearest_even"
+    rows.append(ratio_row(f"{ne}: libfloat / f16c (info)", f"{ne}/libfloat", f"{ne}/f16c"))
+    rows.append(ratio_row(f"{ne}: libfloat_avx2 / f16c (info)", f"{ne}/libfloat_avx2", f"{ne}/f16c"))
+    ne = "peers/cvt/bf16/nearest_even"
+    rows.append(ratio_row(f"{ne}: libfloat_avx2 / bittrick_avx2 (AVX2-only CPU)", f"{ne}/libfloat_avx2",
+                          f"{ne}/bittrick_avx2", 0.8))
+    rows.append(ratio_row(f"{ne}: libfloat / bittrick (best vector width; info)", f"{ne}/libfloat", f"{ne}/bittrick"))
+    print(table(rows, headers, markdown))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="*", default=["build/bench/results.json"],
                     help="Google Benchmark JSON files (bench_scalar, bench_scalar_f16c, bench_decimal, "
-                         "bench_accumulate); merged")
+                         "bench_accumulate, bench_array, bench_peers); merged")
     ap.add_argument("--softfloat-mops", type=float, default=SOFTFLOAT_F16_ADD_MOPS,
-                    help="quoted SoftFloat f16_add throughput in Mop/s (default %(default)s)")
+                    help="quoted SoftFloat f16_add throughput in Mop/s, used when no bench_peers results are given "
+                         "(default %(default)s)")
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
     args = ap.parse_args()
 
@@ -188,6 +237,8 @@ def main():
         print_accumulate_ratios(med, ratio_row, headers, args.markdown)
     if "array/hw/f16c/cvtps_ph" in med:
         print_array_ratios(med, ratio_row, headers, args.markdown)
+    if any(k.startswith("peers/") for k in med):
+        print_peers_ratios(med, ratio_row, headers, args.markdown)
     if not any(k.startswith(("op/", "typed/", "runtime/", "cvt/", "hw/", "f16c-build/")) and k != "hw/float/dot"
                for k in med):
         return 0
@@ -216,14 +267,20 @@ def main():
         print()
 
     sf = args.softfloat_mops
-    print(f"General path (any mode, with flags) vs Berkeley SoftFloat f16_add, quoted at {sf:g} Mop/s "
-          f"(not measured in this run; target >= 3x = {3 * sf:g} Mop/s):")
+    measured = {m: med[f"peers/fp16/add/{m}/softfloat"] for m in PEERS_MODES if f"peers/fp16/add/{m}/softfloat" in med}
+    if measured:
+        print("General path (any mode, with flags) vs Berkeley SoftFloat f16_add in the same mode, as bench_peers "
+              "measured it (another process, normal-range operands; round-to-odd is not measured there); target >= 3x:")
+    else:
+        print(f"General path (any mode, with flags) vs Berkeley SoftFloat f16_add, quoted at {sf:g} Mop/s "
+              f"(not measured in this run: add bench_peers' results; target >= 3x = {3 * sf:g} Mop/s):")
     rows = []
     for path in ("typed", "runtime"):
         for mode in ("nearest_even", "toward_zero", "nearest_away", "upward", "downward", "odd"):
             for data in ("", "/wide", "/any"):
                 name = f"{path}/fp16/add/{mode}{data}"
-                rows.append(ratio_row(f"{name} / SoftFloat f16_add", name, None, 3.0, den_value=sf))
+                den = (measured.get(mode) if measured else sf)  # no quoted figure mixed into measured ones
+                rows.append(ratio_row(f"{name} / SoftFloat f16_add", name, None, 3.0, den_value=den))
     print(table(rows, headers, args.markdown))
     print()
 
