@@ -1,6 +1,7 @@
-// bench/bench_accumulate.cpp: throughput of the accumulation models (accumulate.hpp), the matrix
-// units (matrix_unit.hpp) and the exact dot product (exact.hpp) on a 4096-long dot product, beside
-// a plain float dot loop in the same binary (docs/performance.md; bench/run.sh runs it).
+// bench/bench_accumulate.cpp: throughput of the accumulation models (models/accumulate.hpp), the
+// matrix units (models/matrix_unit.hpp) and the exact dot product (models/exact.hpp) on a
+// 4096-long dot product, beside a plain float dot loop in the same binary (docs/performance.md;
+// bench/run.sh runs it).
 //
 // Every benchmark computes one dot product of N = 4096 terms per iteration; items_per_second is
 // terms per second. Names:
@@ -13,11 +14,11 @@
 //   lf/exact/dot/<fmt>           lf::exact_dot(a, b).round_to<binary32>()
 //   lf/dot/fp32_acc/general      lf::detail::dot_impl_general: the step-by-step engine (every term an
 //                                lf::fma call), which lf::dot(fp32_acc) runs only when the hardware
-//                                path (detail/dot_fast.hpp) declines; shown for the speed-up
+//                                path (fast/dot.hpp) declines; shown for the speed-up
 // fp32_acc, e4m3_fp32_acc and cuda_core_fp32 (fp16 / E4M3 inputs, exact products, binary32
 // nearest-even accumulator, sequential) run on the hardware's binary32 adds
-// (detail/dot_fast.hpp); main() checks that lf::dot and the engine give the same bits and flags
-// on the benchmark data before measuring (tests/unit/test_dot_fast.cpp covers the edge cases).
+// (fast/dot.hpp); main() checks that lf::dot and the engine give the same bits and flags
+// on the benchmark data before measuring (tests/fast/test_dot_fast.cpp covers the edge cases).
 // Data: a, b random fp16 with exponents in [-8, 7] (normal range, no overflow); E4M3 with
 // exponents in [-4, 3] for the FP8 models.
 #include <benchmark/benchmark.h>
@@ -32,7 +33,7 @@
 #include <vector>
 
 #include "bench_data.hpp"
-#include <libfloat/libfloat.hpp>
+#include <libfloat/models.hpp>
 
 namespace {
 

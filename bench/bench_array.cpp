@@ -1,7 +1,7 @@
-// bench/bench_array.cpp: span conversions (array.hpp) on 16M floats, beside the hardware in the same run.
+// bench/bench_array.cpp: span conversions (core/array.hpp) on 16M floats, beside the hardware in the same run.
 //
 // Every benchmark converts the same 16M floats (64 MiB: far beyond the caches, so the figures are
-// memory-bound, as the targets assume); items_per_second = elements per second of the
+// memory-bound, as the targets in docs/performance.md assume); items_per_second = elements per second of the
 // benchmark thread's CPU time (Google Benchmark's default), which on a shared machine is steadier
 // than wall time. Run with repetitions and read medians:
 //   build/bench/bench/bench_array --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include <libfloat/array.hpp>
+#include <libfloat/core/array.hpp>
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define LIBFLOAT_BENCH_X86 1

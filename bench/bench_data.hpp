@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include <libfloat/format.hpp>
+#include <libfloat/core/format.hpp>
 
 namespace bench_data {
 

@@ -1,4 +1,4 @@
-// bench/bench_decimal.cpp: decimal text in and out (decimal.hpp), beside the standard library's
+// bench/bench_decimal.cpp: decimal text in and out (core/decimal.hpp), beside the standard library's
 // std::from_chars / std::to_chars for float in the same run (docs/performance.md, "Decimal parsing
 // and printing"; bench/run.sh runs it).
 //
@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "bench_data.hpp"
-#include <libfloat/decimal.hpp>
+#include <libfloat/core/decimal.hpp>
 
 namespace {
 

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "bench_data.hpp"
-#include <libfloat/fp.hpp>
+#include <libfloat/core/fp.hpp>
 
 // LIBFLOAT_BENCH_NO_X86 compiles the non-x86 build on x86, to check that it still compiles.
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(LIBFLOAT_BENCH_NO_X86)
@@ -489,7 +489,7 @@ void register_format(const std::string& fname) {
 
 #if defined(LIBFLOAT_BENCH_F16C_BUILD)
 // bench_scalar_f16c: this same file compiled with -mf16c (what -march=x86-64-v3 or native gives),
-// so lf::fp16's operators take their F16C path (detail/fast.hpp). A separate executable, because
+// so lf::fp16's operators take their F16C path (fast/scalar.hpp). A separate executable, because
 // inline functions compiled with and without -mf16c must not meet in one link. Only what the
 // flag changes is registered; the names say which build they come from.
 void register_all() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# floatlab grads against sha256sum on the same float32 .npy, in one run (issue 6: >= 0.5x).
+# floatlab grads against sha256sum on the same float32 .npy, in one run (target: >= 0.5x).
 #
 #   bench/grads_vs_sha256.sh FLOATLAB [ELEMENTS]      (default 268435456 = 256M, a 1 GiB file)
 #

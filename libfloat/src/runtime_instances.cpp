@@ -1,3 +1,5 @@
-// The run-time-format operations compiled once for libfloat's own programs (target
-// libfloat_runtime, cmake/libfloatProjectTarget.cmake); see <libfloat/runtime_instances.hpp>.
-#include <libfloat/runtime_instances.hpp>
+// The run-time-format operations (lf::add(format, ...), sub, mul, div, sqrt, fma for every named
+// format and rounding mode, and the generic code) compiled once: part of the libfloat::runtime
+// library (libfloat/CMakeLists.txt), whose consumers define LIBFLOAT_SEPARATE_RUNTIME and only
+// declare them; see <libfloat/core/runtime_instances.hpp>.
+#include <libfloat/core/runtime_instances.hpp>

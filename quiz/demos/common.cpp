@@ -24,10 +24,10 @@ gradient_set make_gradients(std::uint64_t seed, std::size_t n) {
 }
 
 range_row classify_at_scale(const lf::format& f, const std::vector<double>& values, double scale) {
-  // lf::range_counter (range_report.hpp): what the core makes of value * scale rounded once to f.
-  lf::range_counter counter(f, scale);
+  // lf::training::range_counter (training/range_report.hpp): what the core makes of value * scale rounded once to f.
+  lf::training::range_counter counter(f, scale);
   counter.add(std::span<const double>(values));
-  const lf::range_report rep = counter.report();
+  const lf::training::range_report rep = counter.report();
   range_row r;
   r.scale = scale;
   r.zero = static_cast<std::int64_t>(rep.zero + rep.exact_zero);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <libfloat/libfloat.hpp>
+#include <libfloat/training.hpp>
 
 #include "../text.hpp"
 
@@ -35,7 +35,7 @@ struct q1_result {
   double w0 = 1.0;
   double update = 1e-4;
   std::int64_t steps = 10000;
-  lf::amp::stagnation_result fp16, bf16, fp32;  ///< weight and update in that format
+  lf::training::stagnation_result fp16, bf16, fp32;  ///< weight and update in that format
   double half_ulp_one_fp16 = 0;  ///< half an ulp of 1 in fp16: 2^-11
   double ratio_fp16 = 0;         ///< 2^p = 2048: an update is lost when |w| >= ratio * |update|
   double lost_from_fp16 = 0;     ///< ratio_fp16 * fp16(update): the rule of thumb's bound (0.2048...)
@@ -54,7 +54,7 @@ q1_result run_q1();
 std::string show_q1(const q1_result& r, const language& l);
 
 // ---- Q2: loss scaling -----------------------------------------------------------------------
-/// What happens to a set of values converted to a format at a scale (lf::range_counter: each
+/// What happens to a set of values converted to a format at a scale (lf::training::range_counter: each
 /// value * scale rounded once to the format, then classified).
 struct range_row {
   double scale = 1;
@@ -144,7 +144,7 @@ struct q5_result {
   std::uint64_t parameters = 1000000000;
   /// fp32 training; torch.amp with fp16 autocast (parameters and gradients stay fp32, no master
   /// weights); apex O2-style (fp16 weights and gradients, fp32 master weights). All with Adam.
-  lf::amp::footprint fp32, torch_amp, apex_o2;
+  lf::training::footprint fp32, torch_amp, apex_o2;
   /// Bytes per parameter of the fp16 copies autocast makes of the weights it casts (temporary:
   /// cached for the forward pass, kept by autograd for the backward pass): binary16's bits / 8.
   std::uint64_t autocast_copy_bytes = 0;
@@ -162,8 +162,8 @@ std::string show_q5(const q5_result& r, const language& l);
 /// output is divisible by spike_one_in; then per_step magnitudes g_i = 2^(t - span u_i); a spike
 /// replaces g_0 by spike_factor * 2^t (spike_factor times the top of the step's range).
 struct q6_result {
-  lf::amp::grad_scaler_options defaults;  ///< PyTorch's
-  lf::amp::grad_scaler_options shown;     ///< growth_interval shortened for display
+  lf::training::grad_scaler_options defaults;  ///< PyTorch's
+  lf::training::grad_scaler_options shown;     ///< growth_interval shortened for display
   std::uint64_t seed = default_seed;
   std::int64_t steps = 40;
   std::size_t per_step = 1000;       ///< gradient magnitudes per step
@@ -175,7 +175,7 @@ struct q6_result {
   std::vector<bool> spiked;                    ///< per step
   std::vector<double> largest_scaled;  ///< per step: fp16(max g x scale used), +inf when it overflows
   double overflow_from = 0;            ///< 65520: from there on a product rounds to inf in fp16
-  std::vector<lf::amp::scaler_step> trajectory;  ///< lf::amp::run_scaler_on_gradients
+  std::vector<lf::training::scaler_step> trajectory;  ///< lf::training::run_scaler_on_gradients
 };
 q6_result run_q6(std::uint64_t seed = default_seed);
 std::string show_q6(const q6_result& r, const language& l);
@@ -199,7 +199,7 @@ std::string show_q7(const q7_result& r, const language& l);
 struct q8_op {
   std::string op;           ///< the ATen op name
   std::string role;         ///< its language key suffix (q8.demo.role.<role>)
-  lf::amp::autocast_decision cuda, cpu;
+  lf::training::autocast_decision cuda, cpu;
 };
 struct q8_result {
   std::vector<q8_op> ops;

@@ -1,8 +1,8 @@
 // Q1 master weights: w = 1 plus 10,000 updates of 1e-4, the weight kept in fp16, in bf16 and as
-// an fp32 master weight (lf::amp::simulate_stagnation); why the fp32 weight is not exact either
+// an fp32 master weight (lf::training::simulate_stagnation); why the fp32 weight is not exact either
 // (fp32(1e-4) is not 1e-4, and every sum rounds the same way); and the rule behind the fp16 row:
 // Micikevicius et al. 2018's rule of thumb |w| >= 2048 |update| against the exact threshold,
-// found by trying the update on every positive finite fp16 weight (lf::amp::update_is_lost).
+// found by trying the update on every positive finite fp16 weight (lf::training::update_is_lost).
 #include <fmt/format.h>
 
 #include "demos.hpp"
@@ -25,11 +25,11 @@ threshold_scan scan_fp16(lf::bits_t u) {
   threshold_scan s;
   // Positive encodings are ordered like their values; walk down while the update is lost.
   lf::bits_t w = top;
-  while (w >= 1 && lf::amp::update_is_lost(H, w, H, u)) --w;
+  while (w >= 1 && lf::training::update_is_lost(H, w, H, u)) --w;
   s.lost_from = w == top ? 0 : w + 1;
   s.moving_below = w;
   s.sharp = true;
-  for (lf::bits_t v = 1; v <= w; ++v) s.sharp = s.sharp && !lf::amp::update_is_lost(H, v, H, u);
+  for (lf::bits_t v = 1; v <= w; ++v) s.sharp = s.sharp && !lf::training::update_is_lost(H, v, H, u);
   return s;
 }
 
@@ -44,11 +44,11 @@ q1_result run_q1() {
   q1_result r;
   // Each weight format updated with the update rounded into the same format, as a pure 16-bit
   // (or 32-bit) training step would compute it.
-  r.fp16 = lf::amp::simulate_stagnation(lf::binary16, lf::binary16, r.w0, r.update, r.steps);
-  r.bf16 = lf::amp::simulate_stagnation(lf::bfloat16, lf::bfloat16, r.w0, r.update, r.steps);
-  r.fp32 = lf::amp::simulate_stagnation(lf::binary32, lf::binary32, r.w0, r.update, r.steps);
-  r.half_ulp_one_fp16 = lf::amp::half_ulp(lf::binary16, 1.0);
-  r.ratio_fp16 = lf::amp::stagnation_ratio(lf::binary16);
+  r.fp16 = lf::training::simulate_stagnation(lf::binary16, lf::binary16, r.w0, r.update, r.steps);
+  r.bf16 = lf::training::simulate_stagnation(lf::bfloat16, lf::bfloat16, r.w0, r.update, r.steps);
+  r.fp32 = lf::training::simulate_stagnation(lf::binary32, lf::binary32, r.w0, r.update, r.steps);
+  r.half_ulp_one_fp16 = lf::training::half_ulp(lf::binary16, 1.0);
+  r.ratio_fp16 = lf::training::stagnation_ratio(lf::binary16);
   r.lost_from_fp16 = r.ratio_fp16 * r.fp16.update_value;
 
   // The exact threshold of the fp16 update, added (w + u, away from zero for w > 0) and
@@ -58,7 +58,7 @@ q1_result run_q1() {
   const threshold_scan down = scan_fp16(u16 ^ lf::binary16.sign_mask());
   r.lost_from_up = value_of(lf::binary16, up.lost_from);
   r.moving_below_up = value_of(lf::binary16, up.moving_below);
-  r.moving_below_up_half_ulp = lf::amp::half_ulp(lf::binary16, up.moving_below);
+  r.moving_below_up_half_ulp = lf::training::half_ulp(lf::binary16, up.moving_below);
   r.up_is_sharp = up.sharp && up.lost_from != 0;
   r.lost_from_down = value_of(lf::binary16, down.lost_from);
   r.down_is_sharp = down.sharp && down.lost_from != 0;
@@ -87,7 +87,7 @@ std::string show_q1(const q1_result& r, const language& l) {
                                                   {"u", shortest(lf::binary64, r.update)}}));
   out += fmt::format("  {}{}{}\n", pad(l.get("q1.demo.head.format"), 24), pad(l.get("q1.demo.head.final"), 16),
                      l.get("q1.demo.head.lost"));
-  auto row = [&](const std::string& label, const lf::amp::stagnation_result& s) {
+  auto row = [&](const std::string& label, const lf::training::stagnation_result& s) {
     out += fmt::format("  {}{}{}\n", pad(label, 24),
                        pad(lf::to_shortest(s.params.weight_format, s.final_bits), 16),
                        std::to_string(s.lost_steps));

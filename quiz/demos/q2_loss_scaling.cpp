@@ -14,7 +14,8 @@ namespace mpq::demo {
 q2_result run_q2(std::uint64_t seed) {
   q2_result r;
   r.grads = make_gradients(seed);
-  // The scales 1, 8, 2^10, 2^16, and 2^20: too large, the top gradients overflow.
+  // Scales 1, 8 (Micikevicius et al. 2018's SSD example), 2^10, 2^16 (GradScaler's init_scale),
+  // and 2^20: too large, the top gradients overflow.
   for (const int e : {0, 3, 10, 16, 20}) r.rows.push_back(classify_at_scale(lf::binary16, r.grads.values, std::ldexp(1.0, e)));
   r.loss_scale = std::ldexp(1.0, 10);
 
@@ -41,8 +42,8 @@ q2_result run_q2(std::uint64_t seed) {
   r.fp16_max = static_cast<double>(lim::max());
   // Nearest-even conversion's edges: half the smallest subnormal (a tie, to the even 0) and max
   // plus half an ulp (IEEE 754-2019 §7.4: rounds to infinity).
-  r.fp16_zero_up_to = lf::amp::half_ulp(lf::binary16, static_cast<double>(lim::denorm_min()));
-  r.fp16_overflow_from = r.fp16_max + lf::amp::half_ulp(lf::binary16, r.fp16_max);
+  r.fp16_zero_up_to = lf::training::half_ulp(lf::binary16, static_cast<double>(lim::denorm_min()));
+  r.fp16_overflow_from = r.fp16_max + lf::training::half_ulp(lf::binary16, r.fp16_max);
 
   r.tiny_fp16 = static_cast<double>(lf::fp16(r.tiny));
   r.tiny_scaled = r.tiny * r.loss_scale;

@@ -16,7 +16,7 @@ format_limits limits_of(const char* name, const std::vector<double>& samples) {
   using lim = std::numeric_limits<lf::fp<F>>;
   format_limits f{name, F, static_cast<double>(lim::max()), static_cast<double>(lim::min()),
                   static_cast<double>(lim::denorm_min()), static_cast<double>(lim::epsilon()),
-                  lf::amp::half_ulp(F, 1.0), {}, {}, {}};
+                  lf::training::half_ulp(F, 1.0), {}, {}, {}};
   for (const double s : samples) {
     const lf::fp<F> x(s);  // nearest even, like a hardware cast
     f.converted.push_back(static_cast<double>(x));

@@ -1,5 +1,5 @@
 // Q5 memory and throughput: the training-state memory per parameter with Adam in three recipes
-// (lf::amp::memory_footprint): fp32; torch.amp, where the parameters and gradients stay fp32 and
+// (lf::training::memory_footprint): fp32; torch.amp, where the parameters and gradients stay fp32 and
 // autocast casts inside each op; apex O2-style, with fp16 weights and gradients and fp32 master
 // weights. Then a live measurement on this CPU, under 0.5 s: std::copy of N values stored as fp16
 // against fp32 (half the bytes), and y = a*x + y in libfloat's emulated fp16 against native fp32
@@ -18,11 +18,11 @@ namespace mpq::demo {
 
 q5_result run_q5(bool measure) {
   q5_result r;
-  using lf::amp::training_recipe;
-  r.fp32 = lf::amp::memory_footprint(r.parameters, training_recipe::fp32, lf::amp::optimizer_kind::adam);
-  r.torch_amp = lf::amp::memory_footprint(r.parameters, training_recipe::autocast_fp16, lf::amp::optimizer_kind::adam);
-  r.apex_o2 = lf::amp::memory_footprint(r.parameters, training_recipe::mixed_fp16, lf::amp::optimizer_kind::adam);
-  r.autocast_copy_bytes = static_cast<std::uint64_t>(lf::amp::autocast_format(lf::amp::device_kind::cuda).bits()) / 8;
+  using lf::training::training_recipe;
+  r.fp32 = lf::training::memory_footprint(r.parameters, training_recipe::fp32, lf::training::optimizer_kind::adam);
+  r.torch_amp = lf::training::memory_footprint(r.parameters, training_recipe::autocast_fp16, lf::training::optimizer_kind::adam);
+  r.apex_o2 = lf::training::memory_footprint(r.parameters, training_recipe::mixed_fp16, lf::training::optimizer_kind::adam);
+  r.autocast_copy_bytes = static_cast<std::uint64_t>(lf::training::autocast_format(lf::training::device_kind::cuda).bits()) / 8;
   if (measure) r.measured = measure_q5();
   return r;
 }
@@ -110,16 +110,16 @@ std::string show_q5(const q5_result& r, const language& l) {
   std::string out = wrap(l.get("q5.demo.title", {{"params", group_digits(r.parameters, l.raw("digit_group"))}}));
   // One row per role, in the order of the apex O2 recipe (the one with every role); a recipe
   // without that role shows "-".
-  const lf::amp::footprint* recipes[] = {&r.fp32, &r.torch_amp, &r.apex_o2};
+  const lf::training::footprint* recipes[] = {&r.fp32, &r.torch_amp, &r.apex_o2};
   std::vector<std::string> roles;
   std::map<std::string, std::string> cell[3];
   for (const auto* fp : {&r.apex_o2, &r.fp32, &r.torch_amp})
-    for (const lf::amp::memory_component& c : fp->components) {
+    for (const lf::training::memory_component& c : fp->components) {
       const std::string role = role_of(c.name);
       if (std::find(roles.begin(), roles.end(), role) == roles.end()) roles.push_back(role);
     }
   for (int k = 0; k < 3; ++k)
-    for (const lf::amp::memory_component& c : recipes[k]->components)
+    for (const lf::training::memory_component& c : recipes[k]->components)
       cell[k][role_of(c.name)] = l.get("q5.demo.bytes", {{"b", std::to_string(c.bytes_per_parameter)}}) + " (" +
                                  lf::format_name(c.storage) + ")";
   auto line = [](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {

@@ -1,6 +1,6 @@
 // Q6 torch.amp: the current API (torch.cuda.amp.* deprecated since PyTorch 2.4), then
-// lf::amp::grad_scaler driven by a seeded gradient stream for 40 steps: each step's gradients are
-// multiplied by the scale and rounded to fp16 by the library (lf::amp::run_scaler_on_gradients);
+// lf::training::grad_scaler driven by a seeded gradient stream for 40 steps: each step's gradients are
+// multiplied by the scale and rounded to fp16 by the library (lf::training::run_scaler_on_gradients);
 // a product that rounds to inf is found_inf, so the step is skipped and the scale backs off. The
 // growth interval is shortened to 8 for display. Nothing is injected: the overflows come from the
 // gradients, the scale and fp16's range.
@@ -33,18 +33,18 @@ q6_result run_q6(std::uint64_t seed) {
     r.gradients.push_back(std::move(g));
     r.spiked.push_back(spike);
   }
-  r.trajectory = lf::amp::run_scaler_on_gradients(r.shown, r.gradients, lf::binary16);
+  r.trajectory = lf::training::run_scaler_on_gradients(r.shown, r.gradients, lf::binary16);
   // What the table shows per step: the largest gradient times the scale of that step, in fp16.
   for (std::size_t k = 0; k < r.gradients.size(); ++k) {
     double largest = 0;
     for (const double v : r.gradients[k]) largest = std::max(largest, v);
     lf::status ignored{};
-    const lf::bits_t b = lf::amp::scaled_gradient(lf::binary16, largest, r.trajectory[k].scale_used, ignored);
+    const lf::bits_t b = lf::training::scaled_gradient(lf::binary16, largest, r.trajectory[k].scale_used, ignored);
     r.largest_scaled.push_back(static_cast<double>(lf::fp16::from_bits(static_cast<std::uint16_t>(b))));
   }
   // 65504 + half an ulp of 65504: the smallest magnitude that nearest even rounds to inf.
   const double max16 = static_cast<double>(std::numeric_limits<lf::fp16>::max());
-  r.overflow_from = max16 + lf::amp::half_ulp(lf::binary16, max16);
+  r.overflow_from = max16 + lf::training::half_ulp(lf::binary16, max16);
   return r;
 }
 
@@ -93,7 +93,7 @@ std::string show_q6(const q6_result& r, const language& l) {
     i = j + 1;
   }
   std::string skipped, spikes;
-  for (const lf::amp::scaler_step& s : t)
+  for (const lf::training::scaler_step& s : t)
     if (s.skipped) skipped += (skipped.empty() ? "" : ", ") + std::to_string(s.step);
   for (std::size_t k = 0; k < r.spiked.size(); ++k)
     if (r.spiked[k]) spikes += (spikes.empty() ? "" : ", ") + std::to_string(k + 1);

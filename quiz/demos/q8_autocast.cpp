@@ -1,5 +1,5 @@
 // Q8 autocast: the ops of a small transformer block with the dtype each gets under CUDA autocast
-// (float16) and CPU autocast (bfloat16), from lf::amp's policy tables; then why CUDA autocast
+// (float16) and CPU autocast (bfloat16), from lf::training's policy tables; then why CUDA autocast
 // runs exp and sum in float32: a naive softmax of logits [12, 11, 10] in fp16 gives NaN (exp(12)
 // rounds to inf in fp16, which happens from exp(x) >= 65520, and inf/inf is NaN) while fp32 and
 // the max-subtracted formula PyTorch's own softmax uses give the right answer; and 10,000 x 0.01
@@ -46,14 +46,14 @@ q8_result run_q8() {
       {"nll_loss", "loss"},
   };
   for (const auto& [op, role] : block)
-    r.ops.push_back({op, role, lf::amp::autocast_lookup(lf::amp::device_kind::cuda, op, "float32"),
-                     lf::amp::autocast_lookup(lf::amp::device_kind::cpu, op, "float32")});
+    r.ops.push_back({op, role, lf::training::autocast_lookup(lf::training::device_kind::cuda, op, "float32"),
+                     lf::training::autocast_lookup(lf::training::device_kind::cpu, op, "float32")});
 
   softmax<lf::binary16>(r.logits, r.exp_fp16, r.softmax_fp16);
   softmax<lf::binary32>(r.logits, r.exp_fp32, r.softmax_fp32);
   softmax<lf::binary16>(r.logits, r.exp_fp16_max, r.softmax_fp16_max, true);
   r.fp16_max = static_cast<double>(std::numeric_limits<lf::fp16>::max());
-  r.fp16_overflow_from = r.fp16_max + lf::amp::half_ulp(lf::binary16, r.fp16_max);
+  r.fp16_overflow_from = r.fp16_max + lf::training::half_ulp(lf::binary16, r.fp16_max);
 
   const std::vector<lf::fp16> h(static_cast<std::size_t>(r.count), lf::fp16(r.term));
   const std::vector<lf::fp32> s(static_cast<std::size_t>(r.count), lf::fp32(r.term));
@@ -68,9 +68,9 @@ q8_result run_q8() {
 std::string show_q8(const q8_result& r, const language& l) {
   std::string out = wrap(l.get("q8.demo.title"));
   out += fmt::format("  {}{}{}\n", pad(l.get("q8.demo.op"), 36), pad(l.get("q8.demo.cuda"), 20), l.get("q8.demo.cpu"));
-  auto dtype = [&](const lf::amp::autocast_decision& d) {
-    if (d.policy == lf::amp::cast_policy::banned) return l.get("q8.demo.banned");
-    if (d.policy == lf::amp::cast_policy::unlisted || d.policy == lf::amp::cast_policy::promote)
+  auto dtype = [&](const lf::training::autocast_decision& d) {
+    if (d.policy == lf::training::cast_policy::banned) return l.get("q8.demo.banned");
+    if (d.policy == lf::training::cast_policy::unlisted || d.policy == lf::training::cast_policy::promote)
       return l.get("q8.demo.as_input");
     return std::string(d.dtype);
   };

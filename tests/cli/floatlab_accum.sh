@@ -73,7 +73,7 @@ expect_json "exact sum: schema" \
 printf '1\n3\n' >"$tmp/stdin.txt"
 stdin_file=$tmp/stdin.txt expect_json "stdin as FILE" 'm["exact"]["result"] == "4" and j["data"]["files"] == ["-"]' -- sum - --model exact
 
-# ---- dot: exact against python, numerics-facts.md §3's "1*2 + 1*(2^-23 + 2^-24)" -----------------
+# ---- dot: exact against python, the tensor-core test vector "1*2 + 1*(2^-23 + 2^-24)" -------------
 
 # 2^-23 + 2^-24 = 3 * 2^-24 is an fp16 subnormal. Exact: 2 + 3*2^-24. fp32 RNE fma chain: the
 # addend is 0.75 ulp of 2 (ulp 2^-22), so 2 + 2^-22. A100 block FMA (N 8, F 24): the largest

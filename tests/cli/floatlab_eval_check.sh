@@ -25,7 +25,7 @@ expect() {
   fi
 }
 
-# ---- eval: the issue's example and TestFloat's widths -------------------------------------------
+# ---- eval: a worked example and TestFloat's widths ----------------------------------------------
 
 expect "example" 0 "3C00 3C00 4000 00" "3C00 3C00\n" eval f16_add
 expect "lowercase, 0x, short and tabbed input" 0 "3C00 0001 3C00 01" "0x3c00\t1\n" eval f16_add
@@ -194,7 +194,7 @@ expect "NaN match still needs the flags" 1 $'line 1: 7C01 3C00 => got 7E01 10, e
 # an exact-rational reference written for this purpose (Python fractions, sharing no code with the
 # library): round the exact value of the string to p bits with SoftFloat's flags.
 
-expect "from_dec: the issue's example" 0 "0.1 2E66 01" "0.1\n" eval f16_from_dec
+expect "from_dec: 0.1" 0 "0.1 2E66 01" "0.1\n" eval f16_from_dec
 # bf16: exponent 127 - 4 = 01111011, fraction 0.6 * 2^7 = 76.8 -> 77 = 1001101: 3DCD. f32 0.1 is the
 # well-known 3DCCCCCD, f64 3FB999999999999A. tf32 (19 bits): 123 << 10 | 614 = 1EE66. e5m2:
 # 01011, 0.6 * 4 = 2.4 -> 10: 0|01011|10 = 2E. e4m3 (bias 7): 0011, 0.6 * 8 = 4.8 -> 101: 1D.

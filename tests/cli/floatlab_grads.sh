@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `floatlab grads` run as a user would: .npy (v1-v3, f2/f4/f8, C and Fortran order, big endian,
 # 0-d and empty shapes), raw and text inputs, --json (parsed with python3), --plot (parsed as XML),
-# --scale auto, and every error path of issue 6 (exit 2, message naming the file position).
+# --scale auto, and every error path (exit 2, message naming the file position).
 #
 #   floatlab_grads.sh FLOATLAB
 #

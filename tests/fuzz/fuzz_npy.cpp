@@ -11,15 +11,15 @@
 
 #include <unistd.h>
 
-#include <libfloat/range_report.hpp>
+#include <libfloat/training/range_report.hpp>
 
 #include "../../tools/floatlab/tensor_file.hpp"
 
 namespace {
 
 void read_as(const std::string& path, std::optional<floatlab::dtype> raw) {
-  static const lf::range_target targets[] = {{lf::binary16, {}, {}}, {lf::float8_e4m3fn, {}, {}}};
-  static lf::range_counter c{std::span<const lf::range_target>(targets)};  // thresholds found once
+  static const lf::training::range_target targets[] = {{lf::binary16, {}, {}}, {lf::float8_e4m3fn, {}, {}}};
+  static lf::training::range_counter c{std::span<const lf::training::range_target>(targets)};  // thresholds found once
   const std::uint64_t before = c.report(0).total();
   try {
     const floatlab::tensor_info info = floatlab::read_tensor(

@@ -4,6 +4,9 @@
 #
 #   tests/fuzz/run_all.sh [BUILD_DIR [SECONDS [TARGET...]]]   (defaults: build/fuzz, 20, every target)
 #
+# FUZZ_JOBS (default: the number of CPUs) targets are built, and then run, at the same time; each
+# libFuzzer process uses one CPU, so every target still gets SECONDS of fuzzing of its own.
+#
 # TARGET is a name like fuzz_npy. Each target starts from a scratch copy (BUILD_DIR/corpus/<target>)
 # of its committed inputs, which are only read:
 #   tests/fuzz/<target>_seeds/, tests/fuzz/explore_seeds/<name>/      seeds (<name>: fuzz_ removed)
@@ -60,23 +63,43 @@ fi
 cxxflags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
           -fno-omit-frame-pointer -I"$root/libfloat/include" -I"$root/tools" -I"$root/tools/floatlab")
 
-failed=()
-for t in "${targets[@]}"; do
-  name=${t#fuzz_}
-  exe=$build/$t
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+if ! [[ $jobs =~ ^[1-9][0-9]*$ ]]; then
+  echo "run_all.sh: FUZZ_JOBS '$jobs' is not a positive whole number" >&2
+  exit 2
+fi
+
+# run_parallel FUNCTION: FUNCTION t for every target, at most $jobs at a time; each writes its
+# report to $build/<target>.<FUNCTION>.out and its status to $build/<target>.<FUNCTION>.rc.
+run_parallel() {
+  local fn=$1 t running=0
+  for t in "${targets[@]}"; do
+    if [[ $running -ge $jobs ]]; then
+      wait -n || true
+      running=$((running - 1))
+    fi
+    ( "$fn" "$t" > "$build/$t.$fn.out" 2>&1; echo $? > "$build/$t.$fn.rc" ) &
+    running=$((running + 1))
+  done
+  wait
+}
+
+build_one() {
+  local t=$1
   echo "== $t: build"
-  if ! "$cxx" "${cxxflags[@]}" "$here/$t.cpp" -o "$exe" 2> "$build/$t.build.log"; then
+  if ! "$cxx" "${cxxflags[@]}" "$here/$t.cpp" -o "$build/$t" 2> "$build/$t.build.log"; then
     cat "$build/$t.build.log"
     echo "FAIL $t: does not build"
-    failed+=("$t")
-    continue
+    return 1
   fi
+}
 
-  corpus=$build/corpus/$t
-  artifacts=$build/artifacts/$t
+fuzz_one() {
+  local t=$1 name=${1#fuzz_} exe=$build/$1
+  local corpus=$build/corpus/$t artifacts=$build/artifacts/$t
   rm -rf "$corpus" "$artifacts"
   mkdir -p "$corpus" "$artifacts"
-  inputs=0
+  local inputs=0 dir f
   for dir in "$here/${t}_seeds" "$here/explore_seeds/$name" "$here/regressions/$t" "$here/explore_regressions/$name"; do
     [[ -d $dir ]] || continue
     for f in "$dir"/*; do
@@ -88,18 +111,17 @@ for t in "${targets[@]}"; do
   done
 
   echo "== $t: ${seconds}s from $inputs committed inputs"
-  log=$build/$t.log
+  local log=$build/$t.log rc
   (cd "$build" && "$exe" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
      -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus") > "$log" 2>&1
   rc=$?
-  findings=("$artifacts"/*)
+  local findings=("$artifacts"/*)
   if [[ $rc -eq 0 && ! -e ${findings[0]} ]]; then
     grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' "$log" | tr '\n' ' '
     echo
     echo "ok   $t"
-    continue
+    return 0
   fi
-  failed+=("$t")
   echo "---- $t: last lines of $log"
   tail -n 60 "$log"
   for f in "${findings[@]}"; do
@@ -108,7 +130,26 @@ for t in "${targets[@]}"; do
     od -An -v -tx1 "$f"
   done
   echo "FAIL $t (exit $rc): add the input to tests/fuzz/regressions/$t/ and a test for it"
+  return 1
+}
+
+failed=()
+built=()
+run_parallel build_one
+for t in "${targets[@]}"; do
+  cat "$build/$t.build_one.out"
+  if [[ $(cat "$build/$t.build_one.rc") -eq 0 ]]; then built+=("$t"); else failed+=("$t"); fi
 done
+if [[ ${#built[@]} -gt 0 ]]; then
+  all_targets=("${targets[@]}")
+  targets=("${built[@]}")
+  run_parallel fuzz_one
+  for t in "${targets[@]}"; do
+    cat "$build/$t.fuzz_one.out"
+    [[ $(cat "$build/$t.fuzz_one.rc") -eq 0 ]] || failed+=("$t")
+  done
+  targets=("${all_targets[@]}")
+fi
 
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "run_all.sh: ${#failed[@]} of ${#targets[@]} fuzz targets failed: ${failed[*]}"

@@ -16,7 +16,7 @@ import sys
 import time
 
 QUIZ = sys.argv[1]
-ANSWERS = "ABCDABCD"  # issue 5
+ANSWERS = "ABCDABCD"  # the original quiz's answer key
 WRONG = "BCDABCDA"
 failures = []
 

@@ -632,10 +632,10 @@ TEST_CASE("Q8 claim: \"runs in float32\" is the CUDA policy; CPU autocast leaves
   const char* cuda_fp32[] = {"exp", "log", "softmax", "sum", "layer_norm", "nll_loss", "mse_loss"};
   const char* cpu_unlisted[] = {"softmax", "layer_norm", "exp", "log", "sum"};
   for (const char* op : cuda_fp32)
-    CHECK(lf::amp::autocast_lookup(lf::amp::device_kind::cuda, op, "float32").dtype == std::string_view("float32"));
+    CHECK(lf::training::autocast_lookup(lf::training::device_kind::cuda, op, "float32").dtype == std::string_view("float32"));
   for (const char* op : cpu_unlisted)
-    CHECK(lf::amp::autocast_lookup(lf::amp::device_kind::cpu, op, "float32").policy == lf::amp::cast_policy::unlisted);
-  CHECK(lf::amp::autocast_lookup(lf::amp::device_kind::cpu, "nll_loss", "float32").dtype == std::string_view("float32"));
+    CHECK(lf::training::autocast_lookup(lf::training::device_kind::cpu, op, "float32").policy == lf::training::cast_policy::unlisted);
+  CHECK(lf::training::autocast_lookup(lf::training::device_kind::cpu, "nll_loss", "float32").dtype == std::string_view("float32"));
 
   for (const char* code : {"en", "fr"}) {
     CAPTURE(code);

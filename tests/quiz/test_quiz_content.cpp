@@ -25,8 +25,8 @@ std::string read_file(const std::string& path) {
 }
 }  // namespace
 
-TEST_CASE("both languages parse, with 8 questions of 4 options and the issue's answers") {
-  const char* answers = "ABCDABCD";  // issue 5: Q1 A, Q2 B, Q3 C, Q4 D, Q5 A, Q6 B, Q7 C, Q8 D
+TEST_CASE("both languages parse, with 8 questions of 4 options and the original quiz's answers") {
+  const char* answers = "ABCDABCD";  // the original quiz: Q1 A, Q2 B, Q3 C, Q4 D, Q5 A, Q6 B, Q7 C, Q8 D
   for (const char* code : {"en", "fr"}) {
     CAPTURE(code);
     const language* l = find_language(code);

@@ -220,7 +220,7 @@ TEST_CASE("Q6: the GradScaler trajectory against PyTorch's update rule written o
     // found_inf: some gradient times the scale rounds to inf in hardware binary16.
     bool inf = false;
     for (const double g : r.gradients[static_cast<std::size_t>(k - 1)]) inf = inf || std::isinf(static_cast<double>(h(g * scale)));
-    const lf::amp::scaler_step& s = r.trajectory[static_cast<std::size_t>(k - 1)];
+    const lf::training::scaler_step& s = r.trajectory[static_cast<std::size_t>(k - 1)];
     CHECK(static_cast<double>(s.scale_used) == scale);
     CHECK(s.skipped == inf);
     if (inf) {

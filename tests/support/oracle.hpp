@@ -1,6 +1,6 @@
 // tests/support/oracle.hpp: an exact-rational reference for IEEE 754-2019 rounding, written
-// independently of the library (DESIGN.md decision 6). Nothing here includes or calls libfloat:
-// formats are described by their spec parameters (p, emin, emax, width), values are exact
+// independently of the library. Nothing here includes or calls libfloat: formats are described
+// by their spec parameters (p, emin, emax, width), values are exact
 // rationals over boost::multiprecision::cpp_int, and rounding is decided by comparing exact
 // remainders, not by guard/sticky bits.
 //
@@ -59,7 +59,7 @@ inline const char* mode_name(mode m) {
   return "?";
 }
 
-/// Berkeley SoftFloat/TestFloat flag values (numerics-facts.md §2).
+/// Berkeley SoftFloat/TestFloat flag values (softfloat.h, softfloat_flag_*).
 namespace flag {
 inline constexpr std::uint8_t none = 0x00;
 inline constexpr std::uint8_t inexact = 0x01;
@@ -103,7 +103,8 @@ struct target {
   }
 };
 
-// Parameters copied from the specifications (numerics-facts.md §1), not derived from lf::format.
+// Parameters copied from the specifications (IEEE 754-2019 §3.6, OCP FP8 v1.0, NVIDIA TF32),
+// not derived from lf::format.
 inline constexpr target binary16{11, -14, 15, 16, false};   // IEEE 754-2019 §3.6
 inline constexpr target bfloat16{8, -126, 127, 16, false};  // binary32's exponent, p = 8
 inline constexpr target binary32{24, -126, 127, 32, false};

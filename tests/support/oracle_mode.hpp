@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include <libfloat/rounding.hpp>
+#include <libfloat/core/rounding.hpp>
 
 #include "oracle.hpp"
 

@@ -1,7 +1,7 @@
 // floatlab grads: will a tensor dump (gradients, activations) survive a narrower format? For each
 // format and scale: how many values would flush to zero, become subnormal, stay normal or
 // overflow, an exponent histogram with each format's window, and with --scale auto the largest
-// power-of-two loss scale that overflows nothing. Thin over lf::range_counter (range_report.hpp);
+// power-of-two loss scale that overflows nothing. Thin over lf::training::range_counter (training/range_report.hpp);
 // files are read in constant memory (tensor_file.hpp), the chart is svg_plot.hpp.
 #include <algorithm>
 #include <cerrno>
@@ -14,7 +14,7 @@
 
 #include <fmt/core.h>
 
-#include <libfloat/range_report.hpp>
+#include <libfloat/training/range_report.hpp>
 
 #include "commands.hpp"
 #include "svg_plot.hpp"
@@ -54,7 +54,7 @@ std::vector<lf::format> parse_formats(std::string_view list) {
 }
 
 /// --scale: "auto", a positive finite number in lf::parse's grammar, or 2^K.
-std::optional<lf::scale_factor> parse_scale(const std::string& s) {
+std::optional<lf::training::scale_factor> parse_scale(const std::string& s) {
   if (s == "auto") return std::nullopt;
   auto bad = [&s](const std::string& why) {
     return usage_error("--scale '" + s + "': " + why +
@@ -67,16 +67,16 @@ std::optional<lf::scale_factor> parse_scale(const std::string& s) {
     errno = 0;
     const long v = std::strtol(k.c_str(), &end, 10);
     if (k.empty() || *end != '\0' || errno != 0 || v < -1074 || v > 1023) throw bad("K is not an integer in range");
-    return lf::scale_factor::power_of_two(static_cast<int>(v));
+    return lf::training::scale_factor::power_of_two(static_cast<int>(v));
   }
   const lf::parsed<lf::bits_t> r = lf::parse(lf::binary64, s);
   if (!r) throw bad("not a number: " + r.error.message());
-  const auto f = lf::scale_factor::of(std::bit_cast<double>(r.value));
+  const auto f = lf::training::scale_factor::of(std::bit_cast<double>(r.value));
   if (!f) throw bad("the scale must be finite and greater than 0");
   return f;
 }
 
-std::string scale_text(const lf::scale_factor& s) {
+std::string scale_text(const lf::training::scale_factor& s) {
   if (s.is_power_of_two()) return fmt::format("2^{} = {}", s.exp, s.value);
   return fmt::format("{}", s.value);
 }
@@ -89,9 +89,9 @@ std::string percent(std::uint64_t n, std::uint64_t total) {
 }
 
 /// Reads the file once into a counter for `targets`.
-lf::range_counter count_file(const grads_options& o, const std::vector<lf::range_target>& targets,
+lf::training::range_counter count_file(const grads_options& o, const std::vector<lf::training::range_target>& targets,
                              std::optional<dtype> raw, tensor_info& info, const char* pass) {
-  lf::range_counter c{std::span<const lf::range_target>(targets)};
+  lf::training::range_counter c{std::span<const lf::training::range_target>(targets)};
   const bool show = is_terminal(stderr);
   int shown = -1;
   auto progress = [&](std::uint64_t done, std::uint64_t total) {
@@ -119,8 +119,8 @@ lf::range_counter count_file(const grads_options& o, const std::vector<lf::range
   return c;
 }
 
-void block_text(output_buffer& out, const lf::range_report& r, const char* note) {
-  const lf::range_window w = r.window;
+void block_text(output_buffer& out, const lf::training::range_report& r, const char* note) {
+  const lf::training::range_window w = r.window;
   out << fmt::format("{} at scale {}{}\n  window: subnormal from 2^{}, normal from 2^{}, top binade 2^{}\n",
                      lf::format_name(r.fmt), scale_text(r.scale), note, w.min_subnormal_exp, w.min_normal_exp, w.max_exp);
   const std::uint64_t t = r.total();
@@ -133,7 +133,7 @@ void block_text(output_buffer& out, const lf::range_report& r, const char* note)
 
 /// The text histogram: one row per binary exponent of the data (rows merged when there are more
 /// than 48), the count, one mark per format and a bar.
-void histogram_text(output_buffer& out, const lf::range_report& base, const std::vector<lf::range_report>& reports) {
+void histogram_text(output_buffer& out, const lf::training::range_report& base, const std::vector<lf::training::range_report>& reports) {
   if (!base.min_exponent) {
     out << "No nonzero finite values: no exponent histogram.\n";
     return;
@@ -144,8 +144,8 @@ void histogram_text(output_buffer& out, const lf::range_report& base, const std:
   auto count_in = [&](int a, int b) {  // exponents [a, b]
     std::uint64_t n = 0;
     for (int e = a; e <= b; ++e) n += base.at(e);
-    if (a < lf::range_report::histogram_min) n += base.below;  // only when the data reaches there
-    if (b > lf::range_report::histogram_max) n += base.above;
+    if (a < lf::training::range_report::histogram_min) n += base.below;  // only when the data reaches there
+    if (b > lf::training::range_report::histogram_max) n += base.above;
     return n;
   };
   std::uint64_t top = 0;
@@ -153,7 +153,7 @@ void histogram_text(output_buffer& out, const lf::range_report& base, const std:
   const std::size_t nf = reports.size();
   const std::size_t prefix = 7 + 1 + 13 + 2 + 5 * nf + 1;
   const std::size_t bar_w = prefix + 10 < 80 ? 80 - prefix : 10;
-  auto mark = [](const lf::range_window& w, int e) {
+  auto mark = [](const lf::training::range_window& w, int e) {
     if (e < w.min_subnormal_exp) return '.';
     if (e < w.min_normal_exp) return 's';
     if (e <= w.max_exp) return 'N';
@@ -200,11 +200,11 @@ std::string jstr(std::string_view s) {
   return out + "\"";
 }
 
-std::string report_json(const lf::range_report& r) {
+std::string report_json(const lf::training::range_report& r) {
   const std::uint64_t t = r.total();
   auto frac = [t](std::uint64_t n) { return t ? static_cast<double>(n) / static_cast<double>(t) : 0.0; };
   std::string bins;
-  for (int e = lf::range_report::histogram_min; e <= lf::range_report::histogram_max; ++e)
+  for (int e = lf::training::range_report::histogram_min; e <= lf::training::range_report::histogram_max; ++e)
     if (r.at(e)) bins += fmt::format("{}[{},{}]", bins.empty() ? "" : ",", e, r.at(e));
   auto opt = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("null"); };
   return fmt::format(
@@ -224,7 +224,7 @@ int run_grads(const grads_options& o) {
   if (e.mode == lf::rounding::stochastic)
     throw usage_error("-r stochastic: grads needs a deterministic rounding (a value's class would depend on random "
                       "bits); accepted: " + std::string(lf::rounding_names_help) + " except stochastic|sr");
-  const std::optional<lf::scale_factor> fixed = parse_scale(o.scale);
+  const std::optional<lf::training::scale_factor> fixed = parse_scale(o.scale);
   const bool automatic = !fixed;
   std::optional<dtype> raw;
   if (!o.dtype.empty()) {
@@ -232,37 +232,37 @@ int run_grads(const grads_options& o) {
     if (!raw) throw usage_error("--dtype '" + o.dtype + "': unknown (accepted: " + std::string(dtype_names_help) + ")");
   }
 
-  std::vector<lf::range_target> targets;
-  for (const lf::format& f : formats) targets.push_back({f, fixed ? *fixed : lf::scale_factor{}, e});
+  std::vector<lf::training::range_target> targets;
+  for (const lf::format& f : formats) targets.push_back({f, fixed ? *fixed : lf::training::scale_factor{}, e});
   tensor_info info;
-  const lf::range_counter first = count_file(o, targets, raw, info, automatic ? "pass 1 of 2: " : "");
-  std::vector<lf::range_report> reports;
+  const lf::training::range_counter first = count_file(o, targets, raw, info, automatic ? "pass 1 of 2: " : "");
+  std::vector<lf::training::range_report> reports;
   for (std::size_t i = 0; i < formats.size(); ++i) reports.push_back(first.report(i));
 
   // --scale auto: the largest safe power of two per format, then one more pass at those scales.
   std::vector<std::optional<int>> ks;
-  std::vector<std::optional<lf::range_report>> at_k(formats.size());
+  std::vector<std::optional<lf::training::range_report>> at_k(formats.size());
   if (automatic) {
-    std::vector<lf::range_target> second;
+    std::vector<lf::training::range_target> second;
     std::vector<std::size_t> which;
     for (std::size_t i = 0; i < formats.size(); ++i) {
-      ks.push_back(lf::largest_safe_scale_log2(first, formats[i], e));
+      ks.push_back(lf::training::largest_safe_scale_log2(first, formats[i], e));
       if (ks.back()) {
-        second.push_back({formats[i], lf::scale_factor::power_of_two(*ks.back()), e});
+        second.push_back({formats[i], lf::training::scale_factor::power_of_two(*ks.back()), e});
         which.push_back(i);
       }
     }
     if (!second.empty()) {
       tensor_info again;
-      const lf::range_counter c2 = count_file(o, second, raw, again, "pass 2 of 2: ");
+      const lf::training::range_counter c2 = count_file(o, second, raw, again, "pass 2 of 2: ");
       for (std::size_t j = 0; j < which.size(); ++j) at_k[which[j]] = c2.report(j);
     }
   }
 
   if (!o.plot.empty()) {
     std::vector<std::pair<int, std::uint64_t>> bins;
-    const lf::range_report& r0 = reports.front();
-    for (int x = lf::range_report::histogram_min; x <= lf::range_report::histogram_max; ++x)
+    const lf::training::range_report& r0 = reports.front();
+    for (int x = lf::training::range_report::histogram_min; x <= lf::training::range_report::histogram_max; ++x)
       if (r0.at(x)) bins.emplace_back(x, r0.at(x));
     std::vector<svg_window> windows;
     for (const auto& r : reports) windows.push_back({lf::format_name(r.fmt), r.window});
@@ -272,7 +272,7 @@ int run_grads(const grads_options& o) {
       throw usage_error("--plot '" + o.plot + "': cannot write: " + std::strerror(errno));
   }
 
-  const lf::range_report& any = reports.front();
+  const lf::training::range_report& any = reports.front();
   output_buffer out;
   if (o.json) {
     std::string shape = "null", order = "null";
@@ -299,7 +299,7 @@ int run_grads(const grads_options& o) {
                              jstr(lf::format_name(formats[i])));
           continue;
         }
-        const lf::scale_recommendation rec{*ks[i], reports[i], *at_k[i]};
+        const lf::training::scale_recommendation rec{*ks[i], reports[i], *at_k[i]};
         out << fmt::format(R"({{"format":{},"log2_scale":{},"scale":{},"at_scale":{},"saved_from_zero":{},"saved_from_zero_or_subnormal":{}}})",
                            jstr(lf::format_name(formats[i])), *ks[i], rec.at_scale.scale.value,
                            report_json(rec.at_scale), rec.saved_from_zero(), rec.saved_from_zero_or_subnormal());
@@ -328,7 +328,7 @@ int run_grads(const grads_options& o) {
         out << fmt::format("  {}: no nonzero finite value, nothing to scale\n", lf::format_name(formats[i]));
         continue;
       }
-      const lf::scale_recommendation rec{*ks[i], reports[i], *at_k[i]};
+      const lf::training::scale_recommendation rec{*ks[i], reports[i], *at_k[i]};
       out << fmt::format("  {}: scale {}\n    zero {} -> {}, subnormal {} -> {}\n    {} {} values from zero or subnormal\n",
                          lf::format_name(formats[i]), scale_text(rec.at_scale.scale), rec.at_one.zero, rec.at_scale.zero,
                          rec.at_one.subnormal, rec.at_scale.subnormal,

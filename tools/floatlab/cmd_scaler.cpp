@@ -1,4 +1,4 @@
-// floatlab scaler: torch.amp.GradScaler's dynamic loss scale (lf::amp::grad_scaler, amp.hpp) on a
+// floatlab scaler: torch.amp.GradScaler's dynamic loss scale (lf::training::grad_scaler, training/amp.hpp) on a
 // scripted or random overflow pattern: the scale at every step and the skipped steps.
 #include <bit>
 #include <cstdint>
@@ -53,15 +53,15 @@ std::string text64(double d) { return lf::to_shortest(lf::binary64, std::bit_cas
 std::string json32(float f) { return text64(static_cast<double>(f)); }
 
 struct scaler_run {
-  lf::amp::grad_scaler_options options;
-  std::vector<lf::amp::scaler_step> steps;
+  lf::training::grad_scaler_options options;
+  std::vector<lf::training::scaler_step> steps;
   std::string pattern;  // how the overflows were chosen, in words
 };
 
 scaler_run compute(const scaler_options& o) {
   scaler_run run;
   const std::int64_t steps = integer_or_throw(o.steps, "--steps", 1, max_scaler_steps);
-  lf::amp::grad_scaler_options& opt = run.options;
+  lf::training::grad_scaler_options& opt = run.options;
   opt.init_scale = number_or_throw(o.init_scale, "--init-scale");
   opt.growth_factor = number_or_throw(o.growth_factor, "--growth-factor");
   opt.backoff_factor = number_or_throw(o.backoff_factor, "--backoff-factor");
@@ -105,7 +105,7 @@ scaler_run compute(const scaler_options& o) {
   } else {
     run.pattern = "no overflow (give --overflow-at or --overflow-prob)";
   }
-  run.steps = lf::amp::run_scaler(opt, pattern);
+  run.steps = lf::training::run_scaler(opt, pattern);
   return run;
 }
 
@@ -117,8 +117,8 @@ std::vector<std::int64_t> skipped_steps(const scaler_run& run) {
 }
 
 std::string render_text(const scaler_run& run, const palette& colour) {
-  const lf::amp::grad_scaler_options& o = run.options;
-  const lf::amp::grad_scaler defaults;
+  const lf::training::grad_scaler_options& o = run.options;
+  const lf::training::grad_scaler defaults;
   std::string out = fmt::format("{}GradScaler{}: init_scale {}, growth_factor {}, backoff_factor {},\n", colour.bold,
                                 colour.reset, text32(run.steps.front().scale_used), text64(o.growth_factor),
                                 text64(o.backoff_factor));
@@ -135,10 +135,10 @@ std::string render_text(const scaler_run& run, const palette& colour) {
   for (const auto& s : run.steps) {
     std::string event;
     switch (s.event) {
-      case lf::amp::scaler_event::backoff: event = "backoff x" + text64(o.backoff_factor); break;
-      case lf::amp::scaler_event::growth: event = "growth x" + text64(o.growth_factor); break;
-      case lf::amp::scaler_event::growth_blocked: event = "growth blocked"; break;
-      case lf::amp::scaler_event::none: break;
+      case lf::training::scaler_event::backoff: event = "backoff x" + text64(o.backoff_factor); break;
+      case lf::training::scaler_event::growth: event = "growth x" + text64(o.growth_factor); break;
+      case lf::training::scaler_event::growth_blocked: event = "growth blocked"; break;
+      case lf::training::scaler_event::none: break;
     }
     line(fmt::format("{:>5}  {}{:<7}  {:<9}{}  {:<13}  {:<15}  {:>7}  {}", s.step,
                      s.overflow ? colour.red : std::string_view{}, s.overflow ? "inf/NaN" : "finite",
@@ -157,7 +157,7 @@ std::string render_text(const scaler_run& run, const palette& colour) {
 }
 
 std::string render_json(const scaler_run& run) {
-  const lf::amp::grad_scaler_options& o = run.options;
+  const lf::training::grad_scaler_options& o = run.options;
   json_writer j;
   j.begin_object().field("command", "scaler");
   j.key("options").begin_object();
@@ -174,7 +174,7 @@ std::string render_json(const scaler_run& run) {
     j.key("inverse_scale").raw(json32(s.inverse_scale_used));
     j.key("scale_after").raw(json32(s.scale_after));
     j.field("growth_tracker", static_cast<long long>(s.tracker_after));
-    j.field("event", lf::amp::scaler_event_name(s.event));
+    j.field("event", lf::training::scaler_event_name(s.event));
     j.end_object();
   }
   j.end_array();

@@ -1,5 +1,5 @@
-// floatlab stagnation: the weight-update experiment of Micikevicius et al. 2018 (lf::amp,
-// amp.hpp): w <- round_W(w + u) for N steps, in each weight format, and why updates are lost.
+// floatlab stagnation: the weight-update experiment of Micikevicius et al. 2018 (lf::training,
+// training/amp.hpp): w <- round_W(w + u) for N steps, in each weight format, and why updates are lost.
 #include <bit>
 #include <cmath>
 #include <memory>
@@ -77,12 +77,12 @@ std::string power_text(double d) {
 }
 
 struct run_result {
-  lf::amp::stagnation_result r;
+  lf::training::stagnation_result r;
   std::string reason;
 };
 
 /// The sentence that says why updates were or were not lost, from the computed numbers.
-std::string reason_of(const lf::amp::stagnation_result& r) {
+std::string reason_of(const lf::training::stagnation_result& r) {
   const lf::format& W = r.params.weight_format;
   const std::string wname = lf::format_name(W);
   const lf::rounding mode = r.params.e.mode;
@@ -97,14 +97,14 @@ std::string reason_of(const lf::amp::stagnation_result& r) {
   // Where the weight stood when updates started being lost (deterministic modes stop there), or
   // the final weight.
   const lf::bits_t at = r.first_lost_step == 1 ? r.params.weight : r.final_bits;
-  const double hg = lf::amp::half_gap(W, at, up);
-  const double hu = lf::amp::half_ulp(W, at);
+  const double hg = lf::training::half_gap(W, at, up);
+  const double hu = lf::training::half_ulp(W, at);
   const std::string w_text = value_text(W, at);
   const std::string threshold =
       hg == hu ? "half an ulp of w = " + w_text + " in " + wname + " is " + power_text(hg)
                : "w = " + w_text + " is a power of two, so the gap below it is half an ulp: half of that gap is " +
                      power_text(hg);
-  const double ratio = lf::amp::stagnation_ratio(W);
+  const double ratio = lf::training::stagnation_ratio(W);
   const std::string rule = "(rule of thumb, Micikevicius et al. 2018: an update is lost once |w| >= " +
                            shortest(ratio) + " |u|, " + shortest(ratio) + " = 2^p for " + wname + ")";
   const std::string lost = std::to_string(r.lost_steps) + " of " + std::to_string(r.params.steps);
@@ -139,7 +139,7 @@ run_result run_one(const stagnation_options& o, const lf::format& W, const lf::f
   if (!w) throw usage_error(w.error);
   const number_argument u = parse_number_argument(U, o.update, o.bits, parse_env, "--update");
   if (!u) throw usage_error(u.error);
-  lf::amp::stagnation_params p;
+  lf::training::stagnation_params p;
   p.weight_format = W;
   p.update_format = U;
   p.weight = w.bits;
@@ -147,13 +147,13 @@ run_result run_one(const stagnation_options& o, const lf::format& W, const lf::f
   p.steps = steps;
   p.e = e;
   p.seed = o.rounding.seed;
-  run_result out{lf::amp::simulate_stagnation(p), {}};
+  run_result out{lf::training::simulate_stagnation(p), {}};
   out.reason = reason_of(out.r);
   return out;
 }
 
 std::string render_text(const run_result& x, const palette& colour) {
-  const lf::amp::stagnation_result& r = x.r;
+  const lf::training::stagnation_result& r = x.r;
   const lf::format& W = r.params.weight_format;
   const lf::format& U = r.params.update_format;
   std::string out = fmt::format("{}{} weight, {} update{} ({})\n", colour.bold, lf::format_name(W), lf::format_name(U),
@@ -179,7 +179,7 @@ std::string render_text(const run_result& x, const palette& colour) {
 }
 
 void render_json(json_writer& j, const run_result& x) {
-  const lf::amp::stagnation_result& r = x.r;
+  const lf::training::stagnation_result& r = x.r;
   const lf::format& W = r.params.weight_format;
   const lf::format& U = r.params.update_format;
   auto value_object = [&](const lf::format& f, lf::bits_t b) -> json_writer& {
@@ -201,7 +201,7 @@ void render_json(json_writer& j, const run_result& x) {
   if (r.first_lost_step) j.value(static_cast<long long>(r.first_lost_step));
   else j.null();
   j.field("half_ulp_initial", shortest(r.half_ulp_initial)).field("half_ulp_final", shortest(r.half_ulp_final));
-  j.field("stagnation_ratio", shortest(lf::amp::stagnation_ratio(W)));
+  j.field("stagnation_ratio", shortest(lf::training::stagnation_ratio(W)));
   j.key("flags").strings(flag_names(r.flags));
   j.field("reason", x.reason);
   j.end_object();

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #endif
 
-#include <libfloat/libfloat.hpp>
+#include <libfloat/training.hpp>
 
 namespace floatlab {
 

@@ -1,6 +1,6 @@
 // tools/floatlab/exact_real.hpp: exact values for the explore subcommands (show, calc): the real
 // number a decimal or hex-float text denotes, the value of an encoding, and the exact result of an
-// operation on encodings, as big rationals (Boost.Multiprecision, DESIGN.md decision 7), so that
+// operation on encodings, as big rationals (Boost.Multiprecision), so that
 // rounding errors are computed exactly and only the final decimal text is ever rounded (marked
 // "≈" then). Nothing here rounds into a format: that is the library's job.
 #pragma once
@@ -12,7 +12,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
-#include <libfloat/libfloat.hpp>
+#include <libfloat/models.hpp>
 
 namespace floatlab {
 

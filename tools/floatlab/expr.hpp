@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include <libfloat/libfloat.hpp>
+#include <libfloat/training.hpp>
 
 namespace floatlab::expr {
 

@@ -15,13 +15,13 @@
 
 #include <fmt/core.h>
 
-#include <libfloat/range_report.hpp>
+#include <libfloat/training/range_report.hpp>
 
 namespace floatlab {
 
 struct svg_window {
   std::string name;
-  lf::range_window window;
+  lf::training::range_window window;
 };
 
 /// Text made safe for XML character data and attribute values.

@@ -31,8 +31,8 @@
 #include <string_view>
 #include <vector>
 
-#include <libfloat/arith.hpp>
-#include <libfloat/decimal.hpp>
+#include <libfloat/core/arith.hpp>
+#include <libfloat/core/decimal.hpp>
 
 namespace floatlab {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include <libfloat/libfloat.hpp>
+#include <libfloat/training.hpp>
 
 namespace floatlab {
 

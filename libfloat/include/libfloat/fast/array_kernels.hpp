@@ -1,0 +1,592 @@
+// libfloat/fast/array_kernels.hpp: the loops behind core/array.hpp (the CPU they run on is chosen in
+// fast/cpu_dispatch.hpp).
+//
+// Proof: ctest label `proof`, tests proof_array_<i>of<n> and proof_array_path_<path>
+// (tests/fast/test_array_exhaustive.cpp): on every path the CPU has (portable, avx2, avx512,
+// avx512_bf16; a missing one is reported skipped), each loop here, reached through lf::convert on
+// spans with the path forced, gives the core's bits (lf::convert, core/arith.hpp) for all 2^32
+// binary32 inputs, and each span's flags are the OR of the core's (per chunk of 65536 consecutive
+// encodings; under the default policy also per group of inputs with equal core flags), into binary16,
+// bfloat16, tf32, E4M3 and E5M2, seven rounding modes, six policies; lf::widen for every encoding of
+// those five formats.
+//
+// Three builds of every loop: portable (the translation unit's own flags), AVX2 and AVX-512
+// (GCC/Clang target attributes, so one binary runs everywhere and uses what the CPU has). They
+// share one body: narrow_lane (array_lane.hpp), so they agree bit for bit by construction; the
+// tests compare them anyway. Two loops use hardware conversions where those are bit-identical to
+// the core:
+//   - float -> binary16, nearest even, default policy: F16C VCVTPS2PH with imm8 = 0 (IEEE
+//     roundTiesToEven, gradual underflow, NaNs quieted keeping the leading payload bits, as
+//     lf::convert does). The flags are computed beside it from integer compares.
+//   - binary16 -> float: F16C VCVTPH2PS is exact.
+// Both run with MXCSR set to its default (DAZ/FTZ off) and restore the caller's MXCSR, flags included:
+// VCVTPS2PH reads a subnormal input as zero under MXCSR.DAZ, and an unmasked exception would trap.
+// With AVX-512, F16C also converts float -> binary16 in the directed modes (VCVTPS2PH's rounding
+// immediate: toward zero, upward, downward), flags computed beside it as above. The AVX-512 loops
+// of float -> bfloat16 in every deterministic mode use integer bit tricks on blocks of normal-range
+// values and the core's lane elsewhere (narrow_trick_avx512, bf16_rne_blocks_avx512).
+// AVX512_BF16's VCVTNEPS2BF16 never consults MXCSR (Intel SDM: nearest even, subnormal inputs and
+// outputs flushed, no flags), so it needs no guard; it runs only on blocks without subnormal inputs
+// (bf16_rne_blocks_avx512), and the flags are computed beside it.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include <libfloat/core/arith.hpp>
+#include <libfloat/core/fp.hpp>
+#include <libfloat/fast/array_lane.hpp>
+#include <libfloat/fast/cpu_dispatch.hpp>
+#include <libfloat/fast/scalar.hpp>
+
+#if defined(LIBFLOAT_ARRAY_X86)
+#include <immintrin.h>
+#endif
+
+namespace lf {
+namespace detail {
+
+// ---- the generic narrowing loop ------------------------------------------------------------------
+
+template <typename T>
+using float_bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+
+/// out[i] = narrow_lane(in[i]); returns the ORed flags. For stochastic rounding element i takes the
+/// random bits stochastic_mix(idx0 + i, key): the caller splits spans at multiples of 2^32.
+/// Plain = the default policy, as a constant so that the policy's selects fold away.
+template <format F, format In, rounding M, bool Plain, typename T>
+LIBFLOAT_INLINE std::uint32_t narrow_loop(const T* in, fp<F>* out, std::size_t n, lane_policy policy, std::uint64_t key,
+                                          std::uint32_t idx0) {
+  using S = typename fp<F>::storage_type;
+  const lane_policy pol = Plain ? lane_policy{} : policy;
+  std::uint32_t flags = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t rnd = 0;
+    if constexpr (M == rounding::stochastic) rnd = stochastic_mix(idx0 + static_cast<std::uint32_t>(i), key);
+    const auto r = narrow_lane<F, In, M>(std::bit_cast<float_bits_t<T>>(in[i]), rnd, pol, flags);
+    out[i] = fp<F>::from_bits(static_cast<S>(r));
+  }
+  return flags;
+}
+
+template <format F, format In, rounding M, bool Plain, typename T>
+[[gnu::noinline]] std::uint32_t narrow_portable(const T* in, fp<F>* out, std::size_t n, lane_policy pol,
+                                                std::uint64_t key, std::uint32_t idx0) {
+  return narrow_loop<F, In, M, Plain>(in, out, n, pol, key, idx0);
+}
+
+/// bfloat16, nearest even, default policy: fast.hpp's bit trick (tests/fast/test_fast_paths.cpp
+/// checks it against the core for every float) and the flags from integer compares.
+template <typename T>
+LIBFLOAT_INLINE std::uint32_t bf16_rne_loop(const T* in, bf16* out, std::size_t n) {
+  std::uint32_t flags = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto x = std::bit_cast<std::uint32_t>(in[i]);
+    const std::uint32_t a = x & 0x7FFFFFFFu;
+    const std::uint16_t r = f32_to_bf16_bits_rne(x);
+    const bool finite = a < 0x7F800000u;
+    const bool inexact = finite & ((a & 0xFFFFu) != 0);
+    const bool over = finite & ((r & 0x7FFFu) == 0x7F80u);
+    // tiny after rounding: below 2^-126 - 2^-135 (bits 0x007FC000), where 8 bits at an unbounded
+    // exponent round up to 2^-126
+    const bool tiny = a < 0x007FC000u;
+    const bool snan = (a > 0x7F800000u) & (a < 0x7FC00000u);
+    const auto b = [](bool c) { return static_cast<std::uint32_t>(c); };  // arithmetic, not selects: vectorises
+    flags |= b(inexact) * to_bits(status::inexact) | b(over) * to_bits(status::overflow) |
+             b(inexact & tiny) * to_bits(status::underflow) | b(snan) * to_bits(status::invalid);
+    out[i] = bf16::from_bits(r);
+  }
+  return flags;
+}
+[[gnu::noinline]] inline std::uint32_t bf16_rne_portable(const float* in, bf16* out, std::size_t n) {
+  return bf16_rne_loop(in, out, n);
+}
+
+#if defined(LIBFLOAT_ARRAY_X86)
+#define LIBFLOAT_TARGET_AVX2 gnu::target("avx2,f16c,fma,bmi,bmi2,popcnt")
+#define LIBFLOAT_TARGET_AVX512 gnu::target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,bmi,bmi2,popcnt")
+// A lambda's call operator does not inherit its enclosing function's target: it is given it here.
+#define LIBFLOAT_LAMBDA_AVX512 \
+  __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,bmi,bmi2,popcnt")))
+
+template <format F, format In, rounding M, bool Plain, typename T>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] std::uint32_t narrow_avx2(const T* in, fp<F>* out, std::size_t n,
+                                                                  lane_policy pol, std::uint64_t key, std::uint32_t idx0) {
+  return narrow_loop<F, In, M, Plain>(in, out, n, pol, key, idx0);
+}
+template <format F, format In, rounding M, bool Plain, typename T>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t narrow_avx512(const T* in, fp<F>* out, std::size_t n,
+                                                                      lane_policy pol, std::uint64_t key,
+                                                                      std::uint32_t idx0) {
+  return narrow_loop<F, In, M, Plain>(in, out, n, pol, key, idx0);
+}
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t bf16_rne_avx2(const float* in, bf16* out, std::size_t n) {
+  return bf16_rne_loop(in, out, n);
+}
+
+/// Keeps the caller's MXCSR (rounding control, DAZ/FTZ, sticky flags) out of and away from the
+/// F16C kernels: default MXCSR inside, the caller's restored on exit.
+struct mxcsr_guard {
+  unsigned saved;
+  [[gnu::always_inline]] mxcsr_guard() : saved(_mm_getcsr()) { _mm_setcsr(0x1F80u); }
+  [[gnu::always_inline]] ~mxcsr_guard() { _mm_setcsr(saved); }
+  mxcsr_guard(const mxcsr_guard&) = delete;
+  mxcsr_guard& operator=(const mxcsr_guard&) = delete;
+};
+
+// Flags of float -> binary16 nearest even, from the input bits a = |x| and d = whether the F16C
+// result widened back (exactly) differs from x:
+//   inexact    d, for non-NaN x (an overflow differs too: it became infinity)
+//   underflow  d and a < 0x387FF000 = 2^-14 - 2^-26: below it 11 bits at an unbounded exponent stay
+//              below 2^-14, so the value is tiny after rounding; at or above it they round to 2^-14
+//   overflow   0x477FF000 <= a < infinity: |x| >= 65520 = 65504 + ulp/2
+//   invalid    a signaling NaN: 0x7F800000 < a < 0x7FC00000
+inline constexpr std::uint32_t f16_overflow_from = 0x477FF000u;
+inline constexpr std::uint32_t f16_tiny_below = 0x387FF000u;
+
+LIBFLOAT_INLINE std::uint32_t f16_flags_from(bool ne, bool tiny_ne, bool over, bool snan) {
+  return static_cast<std::uint32_t>(ne) * to_bits(status::inexact) |
+         static_cast<std::uint32_t>(tiny_ne) * to_bits(status::underflow) |
+         static_cast<std::uint32_t>(over) * to_bits(status::overflow) |
+         static_cast<std::uint32_t>(snan) * to_bits(status::invalid);
+}
+
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t f16_rne_f16c_avx2(const float* in, fp16* out,
+                                                                               std::size_t n) {
+  const mxcsr_guard guard;
+  const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
+  const __m256i qnan = _mm256_set1_epi32(0x7FC00000);
+  const __m256i over_gt = _mm256_set1_epi32(static_cast<int>(f16_overflow_from - 1));
+  const __m256i tiny_lt = _mm256_set1_epi32(static_cast<int>(f16_tiny_below));
+  __m256i ne = _mm256_setzero_si256(), tiny_ne = ne, over = ne, snan = ne;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(in + i);
+    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
+    const __m256i xb = _mm256_castps_si256(x);
+    const __m256i a = _mm256_and_si256(xb, absmask);  // >= 0 as a signed integer: signed compares work
+    const __m256i below_inf = _mm256_cmpgt_epi32(inf, a), above_inf = _mm256_cmpgt_epi32(a, inf);
+    const __m256i same = _mm256_cmpeq_epi32(_mm256_castps_si256(_mm256_cvtph_ps(h)), xb);
+    const __m256i d = _mm256_andnot_si256(same, below_inf);  // infinities widen back equal
+    ne = _mm256_or_si256(ne, d);
+    tiny_ne = _mm256_or_si256(tiny_ne, _mm256_and_si256(d, _mm256_cmpgt_epi32(tiny_lt, a)));
+    over = _mm256_or_si256(over, _mm256_and_si256(below_inf, _mm256_cmpgt_epi32(a, over_gt)));
+    snan = _mm256_or_si256(snan, _mm256_and_si256(above_inf, _mm256_cmpgt_epi32(qnan, a)));
+  }
+  std::uint32_t flags = f16_flags_from(!_mm256_testz_si256(ne, ne), !_mm256_testz_si256(tiny_ne, tiny_ne),
+                                                !_mm256_testz_si256(over, over), !_mm256_testz_si256(snan, snan));
+  for (; i < n; ++i) {  // the tail: the core's lane
+    const auto r = narrow_lane<binary16, binary32, rounding::nearest_even>(std::bit_cast<std::uint32_t>(in[i]), 0, {}, flags);
+    out[i] = fp16::from_bits(static_cast<std::uint16_t>(r));
+  }
+  return flags;
+}
+
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() (an intentionally uninitialised
+// variable), which -Wmaybe-uninitialized reports once inlined here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// AVX-512 kernels in blocks of `wide_block` elements. The common block holds only values whose
+// flags need no care: lo <= |x| < hi, i.e. results that are neither tiny, nor overflowing, nor NaN
+// (zeros too). There the only flag is inexact, which is "any of the discarded low bits set", so
+// the loop keeps three accumulators: min(|x| - 1) (a zero wraps to the maximum and never counts),
+// max(|x|) and the OR of the inputs. A block with anything else has its flags recomputed from L1
+// with the complete per-lane tests.
+inline constexpr std::size_t wide_block = 1024;
+
+/// Whether a block needs the complete per-lane tests: it holds a lane outside [lo, hi) (zeros
+/// aside) that could raise a flag not raised yet. A tiny lane can raise only underflow and
+/// inexact, a lane >= hi only overflow and inexact (infinities: nothing), a NaN only invalid; and
+/// the plain test for inexact (any discarded bit set) is only sound on plain lanes.
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool block_needs_full_avx512(__m512i min_a_minus_1, __m512i max_a,
+                                                                                  std::uint32_t lo, std::uint32_t hi,
+                                                                                  std::uint32_t flags) {
+  const std::uint32_t mn = _mm512_reduce_min_epu32(min_a_minus_1), mx = _mm512_reduce_max_epu32(max_a);
+  const bool tiny = mn < lo - 1, high = mx >= hi, nan = mx > 0x7F800000u;
+  const auto raised = [flags](status s) { return (flags & to_bits(s)) != 0; };
+  if ((tiny || high) && !raised(status::inexact)) return true;
+  return (tiny && !raised(status::underflow)) || (high && !raised(status::overflow)) || (nan && !raised(status::invalid));
+}
+
+/// The accumulators of one block: min(|x| - 1), max(|x|) and the OR of the inputs, each left at its
+/// neutral value (all ones, zero, zero) when the flags already raised make it useless.
+struct block_scan {
+  __m512i min_a1, max_a, all_bits;
+};
+
+/// How much of block_scan a block needs, given the flags raised so far: the OR only while inexact
+/// is not raised (on plain lanes it is the only flag); min(|x| - 1) (tiny lanes) while underflow or
+/// inexact is not; max(|x|) (lanes >= hi, and NaNs) while overflow, inexact or invalid is not, or
+/// always when a NaN lane must be redone (`nan_redo`). Level 0: everything; 1: min and max; 2: max;
+/// 3: nothing.
+constexpr int scan_level(std::uint32_t flags, bool nan_redo) {
+  const auto raised = [flags](status s) { return (flags & to_bits(s)) != 0; };
+  if (!raised(status::inexact)) return 0;
+  if (!raised(status::underflow)) return 1;
+  if (nan_redo || !raised(status::overflow) || !raised(status::invalid)) return 2;
+  return 3;
+}
+
+/// Runs one block: for each 16 lanes, convert(i, x) converts and stores them, and the accumulators
+/// of level L (scan_level) are updated.
+template <int L, class Convert>
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline block_scan scan_block(const float* in, std::size_t b, std::size_t m,
+                                                                           Convert convert) {
+  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+  block_scan acc{_mm512_set1_epi32(-1), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (std::size_t i = b; i < b + m; i += 16) {
+    const __m512i xb = _mm512_loadu_si512(in + i);
+    convert(i, xb);
+    if constexpr (L <= 2) {
+      const __m512i a = _mm512_and_si512(xb, absmask);
+      acc.max_a = _mm512_max_epu32(acc.max_a, a);
+      if constexpr (L <= 1) acc.min_a1 = _mm512_min_epu32(acc.min_a1, _mm512_sub_epi32(a, one));
+    }
+    if constexpr (L == 0) acc.all_bits = _mm512_or_si512(acc.all_bits, xb);
+  }
+  return acc;
+}
+
+/// scan_block at the level the flags call for, but at most `max_level`: a kernel whose output is
+/// wrong for some inputs (not only its flags) keeps the accumulators that find them (level 1: the
+/// minimum and the maximum) whatever flags are raised.
+template <class Convert>
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline block_scan scan_block_for(std::uint32_t flags, bool nan_redo,
+                                                                               int max_level, const float* in,
+                                                                               std::size_t b, std::size_t m,
+                                                                               Convert convert) {
+  const int level = scan_level(flags, nan_redo);
+  switch (level < max_level ? level : max_level) {
+    case 0: return scan_block<0>(in, b, m, convert);
+    case 1: return scan_block<1>(in, b, m, convert);
+    case 2: return scan_block<2>(in, b, m, convert);
+    default: return scan_block<3>(in, b, m, convert);
+  }
+}
+
+/// Whether the OR of a plain block's inputs has one of the `discarded` bits set.
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool any_bits_avx512(__m512i all_bits, std::uint32_t discarded) {
+  return _mm512_test_epi32_mask(all_bits, _mm512_set1_epi32(static_cast<int>(discarded))) != 0;
+}
+
+/// float -> binary16 with F16C in mode M (nearest even or a directed mode: VCVTPS2PH's rounding
+/// immediate, IEEE rounding with gradual underflow; overflow gives infinity or the largest finite
+/// value as IEEE says for the mode). Thresholds on a = |x| for its flags, per lane: "away" lanes
+/// are those whose magnitude rounds up (upward: positive x; downward: negative x), "truncating"
+/// lanes the others (toward zero: all). Overflow: a >= over_from (nearest even 65520 = 65504 +
+/// ulp/2; truncating 65536; away anything above 65504). Tiny after rounding (underflow when also
+/// inexact): a < tiny_below (nearest even 2^-14 - 2^-26; truncating 2^-14; away 2^-14 - 2^-25 and
+/// below, since larger values round up to 2^-14 at an unbounded exponent). Plain lanes, whose only
+/// possible flag is inexact (a discarded bit set): plain_lo <= a < plain_hi, every lane's range.
+/// Round to odd is truncation (the toward-zero immediate) with the last bit set when the result is
+/// inexact, which is the same on the subnormal grid and gives the largest finite value on overflow;
+/// its flags are truncation's. Nearest-away is nearest even except at a tie that nearest even
+/// rounded toward zero (its result equals truncation's, t, which is then even and below the largest
+/// finite value): there it is t + 1. Its flags are nearest even's (the thresholds 65520 and
+/// 2^-14 - 2^-26 are ties that both round away from zero).
+template <rounding M>
+struct f16c_mode {
+  static_assert(M == rounding::nearest_even || M == rounding::toward_zero || M == rounding::upward ||
+                M == rounding::downward || M == rounding::odd || M == rounding::nearest_away);
+  static constexpr int imm = M == rounding::nearest_even || M == rounding::nearest_away ? _MM_FROUND_TO_NEAREST_INT
+                             : M == rounding::toward_zero || M == rounding::odd         ? _MM_FROUND_TO_ZERO
+                             : M == rounding::upward                                    ? _MM_FROUND_TO_POS_INF
+                                                                                        : _MM_FROUND_TO_NEG_INF;
+  static constexpr bool rne = M == rounding::nearest_even || M == rounding::nearest_away;
+  static constexpr std::uint32_t over_trunc = rne ? f16_overflow_from : 0x47800000u;
+  static constexpr std::uint32_t over_away = rne ? f16_overflow_from : 0x477FE001u;
+  static constexpr std::uint32_t tiny_trunc = rne ? f16_tiny_below : 0x38800000u;
+  static constexpr std::uint32_t tiny_away = rne ? f16_tiny_below : 0x387FE001u;
+  static constexpr std::uint32_t plain_lo = rne ? f16_tiny_below : 0x38800000u;
+  static constexpr std::uint32_t plain_hi = rne ? f16_overflow_from : 0x477FE001u;
+};
+
+/// The lanes of xb whose magnitude rounds away from zero under M (see f16c_mode).
+template <rounding M>
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline __mmask16 f16c_away_lanes(__m512i xb) {
+  if constexpr (M == rounding::upward) return static_cast<__mmask16>(~_mm512_movepi32_mask(xb));
+  else if constexpr (M == rounding::downward) return _mm512_movepi32_mask(xb);
+  else return 0;
+}
+
+/// The complete flags of float -> binary16 in mode M over one block (see f16c_mode).
+template <rounding M>
+[[LIBFLOAT_TARGET_AVX512]] inline std::uint32_t f16_flags_avx512(const float* in, std::size_t n) {
+  using T = f16c_mode<M>;
+  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
+  const __m512i qnan = _mm512_set1_epi32(0x7FC00000);
+  const __m512i over_trunc = _mm512_set1_epi32(static_cast<int>(T::over_trunc));
+  const __m512i over_away = _mm512_set1_epi32(static_cast<int>(T::over_away));
+  const __m512i tiny_trunc = _mm512_set1_epi32(static_cast<int>(T::tiny_trunc));
+  const __m512i tiny_away = _mm512_set1_epi32(static_cast<int>(T::tiny_away));
+  __mmask16 ne = 0, tiny_ne = 0, over = 0, snan = 0;
+  for (std::size_t i = 0; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_loadu_ps(in + i);
+    // (the masked forms with a full mask: GCC 12's unmasked ones warn -Wmaybe-uninitialized)
+    const __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, T::imm | _MM_FROUND_NO_EXC);
+    const __m512i xb = _mm512_castps_si512(x);
+    const __m512i a = _mm512_and_si512(xb, absmask);
+    const __mmask16 away = f16c_away_lanes<M>(xb);
+    const __m512i over_from = _mm512_mask_blend_epi32(away, over_trunc, over_away);
+    const __m512i tiny_lt = _mm512_mask_blend_epi32(away, tiny_trunc, tiny_away);
+    const __mmask16 below_inf = _mm512_cmplt_epu32_mask(a, inf), above_inf = _mm512_cmpgt_epu32_mask(a, inf);
+    const __mmask16 d = _mm512_mask_cmpneq_epi32_mask(
+        below_inf, _mm512_castps_si512(_mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, h)), xb);
+    ne = static_cast<__mmask16>(ne | d);
+    tiny_ne = static_cast<__mmask16>(tiny_ne | _mm512_mask_cmplt_epu32_mask(d, a, tiny_lt));
+    over = static_cast<__mmask16>(over | _mm512_mask_cmpge_epu32_mask(below_inf, a, over_from));
+    snan = static_cast<__mmask16>(snan | _mm512_mask_cmplt_epu32_mask(above_inf, a, qnan));
+  }
+  return f16_flags_from(ne != 0, tiny_ne != 0, over != 0, snan != 0);
+}
+
+template <rounding M>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t f16_f16c_avx512(const float* in, fp16* out, std::size_t n) {
+  using T = f16c_mode<M>;
+  const mxcsr_guard guard;
+  std::uint32_t flags = 0;
+  std::size_t b = 0;
+  for (; b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0; ++b) {  // up to a cache line: no split loads
+    const auto r = narrow_lane<binary16, binary32, M>(std::bit_cast<std::uint32_t>(in[b]), 0, {}, flags);
+    out[b] = fp16::from_bits(static_cast<std::uint16_t>(r));
+  }
+  for (; b + 16 <= n; b += wide_block) {
+    const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
+    const block_scan acc = scan_block_for(flags, false, 3, in, b, m, [out](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
+      const __m512 x = _mm512_castsi512_ps(xb);
+      __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, T::imm | _MM_FROUND_NO_EXC);
+      if constexpr (M == rounding::odd) {  // the last bit set where truncation was inexact (NaNs compare unequal: not them)
+        const __mmask16 inexact = _mm512_cmp_ps_mask(_mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, h), x, _CMP_NEQ_OQ);
+        h = _mm256_mask_mov_epi16(h, inexact, _mm256_or_si256(h, _mm256_set1_epi16(1)));
+      } else if constexpr (M == rounding::nearest_away) {
+        const __m256i t = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m256i t1 = _mm256_add_epi16(t, _mm256_set1_epi16(1));  // the next magnitude
+        const __m512 wt = _mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, t);
+        const __m512 wt1 = _mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, t1);
+        // x - wt and wt1 - x are exact (Sterbenz); equal at a tie (NaNs and infinities: never)
+        const __mmask16 tie = _mm512_cmp_ps_mask(_mm512_sub_ps(x, wt), _mm512_sub_ps(wt1, x), _CMP_EQ_OQ);
+        h = _mm256_mask_mov_epi16(h, static_cast<__mmask16>(tie & _mm256_cmpeq_epi16_mask(h, t)), t1);
+      }
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), h);
+    });
+    if (block_needs_full_avx512(acc.min_a1, acc.max_a, T::plain_lo, T::plain_hi, flags)) {
+      flags |= f16_flags_avx512<M>(in + b, m);
+    } else if (any_bits_avx512(acc.all_bits, 0x1FFFu)) {
+      // plain lanes: inexact iff one of the 13 discarded bits is set (nearest even also takes
+      // 2^-14 - 2^-26 <= |x| < 2^-14, where 14 bits are discarded and bit 12 is always set)
+      flags |= to_bits(status::inexact);
+    }
+    if (m < wide_block) {
+      b += m;
+      break;
+    }
+  }
+  for (; b < n; ++b) {  // the tail: the core's lane
+    const auto r = narrow_lane<binary16, binary32, M>(std::bit_cast<std::uint32_t>(in[b]), 0, {}, flags);
+    out[b] = fp16::from_bits(static_cast<std::uint16_t>(r));
+  }
+  return flags;
+}
+
+/// float -> bfloat16 nearest even on blocks, bf16_rne_loop (the core's lane: every case, complete
+/// flags) redoing the blocks that need it. Without Hw: the bit trick (x + 0x7FFF + lsb) >> 16, which
+/// lacks the NaN select, so blocks with a NaN are redone. With Hw (AVX512_BF16): VCVTNEPS2BF16,
+/// which rounds to nearest even and quiets a NaN as the core does ((x >> 16) | 0x40), but reads
+/// subnormal inputs as zero, so blocks with a nonzero |x| < 2^-126 are redone. It is issued
+/// through inline assembly so that the function needs no avx512bf16 target (core/array.hpp calls it only
+/// when the CPU has the instruction).
+inline constexpr std::uint32_t bf16_tiny_below = 0x007FC000u;    // 2^-126 - 2^-135: tiny after rounding below
+inline constexpr std::uint32_t bf16_overflow_from = 0x7F7F8000u;  // max + ulp/2: overflows from here
+
+template <bool Hw>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t bf16_rne_blocks_avx512(const float* in, bf16* out, std::size_t n) {
+  const __m512i one = _mm512_set1_epi32(1), round = _mm512_set1_epi32(0x7FFF);
+  std::uint32_t flags = 0;
+  std::size_t b = 0;
+  while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
+  flags |= bf16_rne_loop(in, out, b);
+  const auto convert = [out, round, one](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
+    __m256i r;
+    if constexpr (Hw) {
+      __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(xb));
+    } else {
+      // (x + 0x7FFF + ((x >> 16) & 1)) >> 16: fast.hpp's f32_to_bf16_bits_rne for non-NaN x
+      r = _mm512_cvtepi32_epi16(_mm512_srli_epi32(
+          _mm512_add_epi32(_mm512_add_epi32(xb, round), _mm512_and_si512(_mm512_srli_epi32(xb, 16), one)), 16));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), r);
+  };
+  for (; b + 16 <= n; b += wide_block) {
+    const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
+    // Hw needs the minimum (subnormal inputs) in every block; the trick needs the maximum (NaNs).
+    const block_scan acc = scan_block_for(flags, !Hw, Hw ? 1 : 3, in, b, m, convert);
+    const bool redo = Hw ? _mm512_reduce_min_epu32(acc.min_a1) < 0x007FFFFFu   // a nonzero subnormal input
+                         : _mm512_reduce_max_epu32(acc.max_a) > 0x7F800000u;   // a NaN
+    if (redo || block_needs_full_avx512(acc.min_a1, acc.max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
+      flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block
+    } else if (any_bits_avx512(acc.all_bits, 0xFFFFu)) {
+      flags |= to_bits(status::inexact);
+    }
+    if (m < wide_block) {
+      b += m;
+      break;
+    }
+  }
+  return flags | bf16_rne_loop(in + b, out + b, n - b);
+}
+
+/// The rounding modes narrow_trick_avx512 takes (nearest even has the kernels above).
+constexpr bool trick_mode(rounding m) {
+  return m == rounding::toward_zero || m == rounding::upward || m == rounding::downward ||
+         m == rounding::nearest_away || m == rounding::odd;
+}
+
+/// float -> bfloat16 (or binary16) in a directed mode, nearest-away or odd, default policy. On a
+/// block whose nonzero lanes all have normal results, lo <= |x| <= hi (hi: F's largest finite
+/// value, so nothing overflows; no NaN or infinity), the result is integer arithmetic on the float
+/// encoding: rebias the exponent, add the mode's increment below the kept bits (away from zero:
+/// all ones; nearest-away: half), shift (a carry out of the fraction runs into the exponent, as it
+/// should), then odd sets the last bit when a discarded bit is set; zeros keep their sign. The only
+/// flag there is inexact (a discarded bit set). Any other block is redone by the core's lane
+/// (narrow_loop), results and flags. core/array.hpp uses it for bfloat16, whose normal range is
+/// binary32's; for binary16 data with values in its subnormal range almost every block would be
+/// redone (the directed modes use F16C instead, f16_f16c_avx512).
+template <format F, rounding M>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t narrow_trick_avx512(const float* in, fp<F>* out, std::size_t n) {
+  static_assert((F == binary16 || F == bfloat16) && trick_mode(M));
+  constexpr bool half = F == binary16;
+  constexpr int shift = half ? 13 : 16;                             // float fraction bits dropped
+  constexpr std::uint32_t discarded = (1u << shift) - 1;
+  constexpr std::uint32_t rebias = half ? 0x38000000u : 0u;          // (127 - 15) << 23 for binary16
+  constexpr std::uint32_t lo = half ? 0x38800000u : 0x00800000u;     // F's smallest normal, 2^-14 / 2^-126
+  constexpr std::uint32_t hi = half ? 0x477FE000u : 0x7F7F0000u;     // F's largest finite, 65504 / ~3.39e38
+  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+  const __m512i vrebias = _mm512_set1_epi32(static_cast<int>(rebias)), vdisc = _mm512_set1_epi32(static_cast<int>(discarded));
+  const __m512i vhalf = _mm512_set1_epi32(static_cast<int>(1u << (shift - 1))), signbit = _mm512_set1_epi32(0x8000);
+  std::uint32_t flags = 0;
+  std::size_t b = 0;
+  while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
+  flags |= narrow_loop<F, binary32, M, true>(in, out, b, lane_policy{}, 0, 0);
+  const auto convert = [out, absmask, one, vrebias, vdisc, vhalf, signbit](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
+    const __m512i a = _mm512_and_si512(xb, absmask);
+    const __mmask16 negative = _mm512_movepi32_mask(xb);
+    __m512i inc;
+    if constexpr (M == rounding::toward_zero || M == rounding::odd) inc = _mm512_setzero_si512();
+    else if constexpr (M == rounding::nearest_away) inc = vhalf;
+    else if constexpr (M == rounding::upward) inc = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~negative), vdisc);
+    else inc = _mm512_maskz_mov_epi32(negative, vdisc);
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_sub_epi32(a, vrebias), inc), shift);
+    if constexpr (M == rounding::odd) r = _mm512_mask_or_epi32(r, _mm512_test_epi32_mask(a, vdisc), r, one);
+    r = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(a, a), r);  // zeros: +-0
+    r = _mm512_or_si512(r, _mm512_and_si512(_mm512_srli_epi32(xb, 16), signbit));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtepi32_epi16(r));
+  };
+  for (; b + 16 <= n; b += wide_block) {
+    const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
+    // Out-of-range lanes make the block wrong, not only its flags: minimum and maximum always.
+    const block_scan acc = scan_block_for(flags, true, 1, in, b, m, convert);
+    const __m512i min_a1 = acc.min_a1, max_a = acc.max_a, all_bits = acc.all_bits;
+    if (_mm512_reduce_min_epu32(min_a1) < lo - 1 || _mm512_reduce_max_epu32(max_a) > hi) {
+      flags |= narrow_loop<F, binary32, M, true>(in + b, out + b, m, lane_policy{}, 0, 0);  // rewrites the block
+    } else if (any_bits_avx512(all_bits, discarded)) {
+      flags |= to_bits(status::inexact);
+    }
+    if (m < wide_block) {
+      b += m;
+      break;
+    }
+  }
+  return flags | narrow_loop<F, binary32, M, true>(in + b, out + b, n - b, lane_policy{}, 0, 0);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/// binary16 -> float with VCVTPH2PS (exact; quiets signaling NaNs, as lf::convert does). Returns
+/// invalid when a signaling NaN was read.
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t f16_widen_f16c_avx2(const fp16* in, float* out,
+                                                                                 std::size_t n) {
+  const mxcsr_guard guard;
+  std::size_t i = 0;
+  __m128i snan = _mm_setzero_si128();
+  const __m128i absmask = _mm_set1_epi16(0x7FFF);
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    // signaling: 0x7C00 < |h| < 0x7E00 (as signed 16-bit compares: all values are positive)
+    const __m128i a = _mm_and_si128(h, absmask);
+    snan = _mm_or_si128(snan, _mm_and_si128(_mm_cmpgt_epi16(a, _mm_set1_epi16(0x7C00)),
+                                            _mm_cmplt_epi16(a, _mm_set1_epi16(0x7E00))));
+  }
+  std::uint32_t flags = _mm_testz_si128(snan, snan) ? 0u : to_bits(status::invalid);
+  for (; i < n; ++i) {
+    const std::uint16_t h = in[i].bits();
+    const std::uint16_t a = h & 0x7FFFu;
+    if (a > 0x7C00u && a < 0x7E00u) flags |= to_bits(status::invalid);
+    out[i] = std::bit_cast<float>(f16_to_f32_bits(h));
+  }
+  return flags;
+}
+#endif  // LIBFLOAT_ARRAY_X86
+
+// ---- widening -----------------------------------------------------------------------------------
+
+/// Every encoding of an 8-bit format widened to binary32 by the core (exact), and whether it is a
+/// signaling NaN (lf::convert raises invalid for those).
+template <format F>
+  requires(F.bits() <= 8)
+struct widen_table {
+  std::array<std::uint32_t, 256> bits{};
+  std::array<std::uint8_t, 256> flags{};
+  constexpr widen_table() {
+    for (std::uint32_t i = 0; i < (1u << F.bits()); ++i) {
+      status st{};
+      bits[i] = static_cast<std::uint32_t>(convert(binary32, F, i, env{}, st));
+      flags[i] = to_bits(st);
+    }
+  }
+};
+template <format F>
+inline constexpr widen_table<F> widen_table_v{};
+
+/// fp<F> -> float for formats inside binary32, exact. Returns the flags lf::convert raises
+/// (invalid for a signaling NaN).
+template <format F>
+inline std::uint32_t widen_loop(const fp<F>* in, float* out, std::size_t n) {
+  std::uint32_t flags = 0;
+  if constexpr (F.bits() <= 8) {
+    const auto& t = widen_table_v<F>;
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = std::bit_cast<float>(t.bits[in[i].bits()]);
+      flags |= t.flags[in[i].bits()];
+    }
+  } else if constexpr (F == binary16 || F == bfloat16 || F == tfloat32 || F == binary32) {
+    constexpr std::uint32_t shift = 23 - F.fraction_bits();  // binary32 layout, low bits zero
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto h = in[i].bits();
+      std::uint32_t w;
+      if constexpr (F == binary16) w = f16_to_f32_bits(h);  // quiets NaNs itself
+      else w = static_cast<std::uint32_t>(h) << shift;
+      const std::uint32_t a = w & 0x7FFFFFFFu;
+      w = a > 0x7F800000u ? w | 0x00400000u : w;  // a NaN comes out quiet
+      flags |= is_snan_bits(F, h) ? to_bits(status::invalid) : 0u;
+      out[i] = std::bit_cast<float>(w);
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      status st{};
+      out[i] = std::bit_cast<float>(static_cast<std::uint32_t>(convert(binary32, F, in[i].bits(), env{}, st)));
+      flags |= to_bits(st);
+    }
+  }
+  return flags;
+}
+
+}  // namespace detail
+}  // namespace lf

@@ -1,0 +1,177 @@
+// libfloat/models/detail/block_fma.hpp: the block fused multiply-add of a matrix unit, the general
+// path (any formats and parameters), steps 1-5 of the model described in models/matrix_unit.hpp.
+// Its one rounding is detail::round_pack's (core/detail/round.hpp); the alignment cut is
+// detail::round_shift's. fast/matrix_block.hpp is the same computation for the common cases.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <libfloat/core/arith.hpp>
+#include <libfloat/core/detail/round.hpp>
+#include <libfloat/core/env.hpp>
+#include <libfloat/core/format.hpp>
+#include <libfloat/core/status.hpp>
+#include <libfloat/models/exact.hpp>
+#include <libfloat/models/matrix_unit_types.hpp>
+
+namespace lf::detail {
+
+
+/// Reads operand i of a dot product: a run-time format plus a function from index to encoding.
+template <class Get>
+struct operand {
+  const format& fmt;
+  Get get;
+};
+template <class Get>
+operand(const format&, Get) -> operand<Get>;
+
+inline env unit_env(const matrix_unit& mu, rounding mode) {
+  policy p{};
+  if (mu.output_subnormals == subnormal_handling::flush) p.results = subnormal_results::flush_to_zero;
+  return env{mode, p};
+}
+
+/// The output format with output_fraction_bits fraction bits (step 5's rounding target).
+constexpr format unit_kept_format(const matrix_unit& mu) {
+  return format{mu.output.exponent_bits, mu.output_fraction_bits + 1, mu.output.kind};
+}
+
+/// One block: d = sum_{i in [first, first + n)} a_i b_i + c (c and d in mu.output), steps 1-5.
+/// The general path: any formats and parameters (block_fma_fast, fast/matrix_block.hpp, is the same
+/// computation for the common cases; tests/fast/test_matrix_unit_fast.cpp compares the two).
+template <class A, class B>
+bits_t block_fma_general(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first, std::size_t n,
+                 bits_t c, status& st) {
+  const format& fo = mu.output;
+  const bool daz = mu.input_subnormals == subnormal_handling::flush;
+  const int fba = a.fmt.fraction_bits(), fbb = b.fmt.fraction_bits(), fbo = fo.fraction_bits();
+  // Pass 1: specials, zero signs, emax (alignment exponents e(a) + e(b), e(c); see step 2:
+  // for an unpacked finite x = sig * 2^exp, e(x) = exp + fraction_bits, normal or subnormal).
+  bool special = false, any_nonzero = false, all_negative_zero = true;
+  int emax = 0;
+  auto see = [&](int e) {
+    emax = any_nonzero ? (e > emax ? e : emax) : e;
+    any_nonzero = true;
+  };
+  for (std::size_t i = first; i < first + n; ++i) {
+    const unpacked x = unpack(a.fmt, a.get(i), daz), y = unpack(b.fmt, b.get(i), daz);
+    if (x.kind > kind::finite || y.kind > kind::finite) {
+      special = true;
+      continue;
+    }
+    if (x.kind == kind::zero || y.kind == kind::zero) {
+      all_negative_zero = all_negative_zero && (x.negative != y.negative);
+      continue;
+    }
+    see(x.exp + fba + y.exp + fbb);
+  }
+  const unpacked z = unpack(fo, c, daz);
+  if (z.kind > kind::finite) special = true;
+  else if (z.kind == kind::zero) all_negative_zero = all_negative_zero && z.negative;
+  else see(z.exp + fbo);
+
+  if (special) {
+    // NaN operand, 0 * inf, +inf with -inf: NaN; otherwise the infinity.
+    bool nan = false, pos_inf = false, neg_inf = false;
+    auto note = [&](const unpacked& u, const format& f, bits_t bits) {
+      if (u.is_nan()) {
+        nan = true;
+        if (is_snan_bits(f, bits)) st |= status::invalid;
+      }
+    };
+    for (std::size_t i = first; i < first + n; ++i) {
+      const bits_t ab = a.get(i), bb = b.get(i);
+      const unpacked x = unpack(a.fmt, ab, daz), y = unpack(b.fmt, bb, daz);
+      note(x, a.fmt, ab);
+      note(y, b.fmt, bb);
+      if (x.is_nan() || y.is_nan()) continue;
+      const bool inf = x.kind == kind::infinite || y.kind == kind::infinite;
+      if (inf && (x.kind == kind::zero || y.kind == kind::zero)) {
+        st |= status::invalid;
+        nan = true;
+      } else if (inf) {
+        (x.negative != y.negative ? neg_inf : pos_inf) = true;
+      }
+    }
+    note(z, fo, c);
+    if (z.kind == kind::infinite) (z.negative ? neg_inf : pos_inf) = true;
+    if (!nan && pos_inf && neg_inf) st |= status::invalid;
+    if (nan || (pos_inf && neg_inf)) return fo.default_nan_bits();
+    status ignored{};
+    return convert(fo, binary64, sign_bit(binary64, neg_inf) | binary64.infinity_bits(), unit_env(mu, mu.final_rounding),
+                   ignored);
+  }
+  if (!any_nonzero) return zero_bits(fo, all_negative_zero);
+
+  const env final_env = unit_env(mu, mu.final_rounding);
+  const format kept = unit_kept_format(mu);
+  status rs{};
+  bits_t r;
+  if (mu.alignment == alignment_rounding::exact) {
+    // No alignment loss: the exact block sum, rounded once.
+    exact_accumulator acc;
+    for (std::size_t i = first; i < first + n; ++i) {
+      const bits_t ab = a.get(i), bb = b.get(i);
+      if (daz && (unpack(a.fmt, ab, true).kind == kind::zero || unpack(b.fmt, bb, true).kind == kind::zero)) continue;
+      acc.add_product(a.fmt, ab, b.fmt, bb);
+    }
+    if (z.kind == kind::finite) acc.add(fo, c);
+    if (acc.is_zero()) return zero_bits(fo, false);
+    r = acc.round_to(kept, final_env, rs);
+  } else {
+    // Pass 2: cut every term onto the grid 2^g (step 3) and sum exactly (step 4). A term
+    // sig * 2^exp with exp < g loses its bits below 2^g: round_shift decides (toward zero in
+    // sign-magnitude for truncate, toward -inf for floor), as the hardware's shifter does.
+    const int g = emax - mu.alignment_bits;
+    const rounding cut = mu.alignment == alignment_rounding::floor ? rounding::downward : rounding::toward_zero;
+    __extension__ typedef __int128 i128;
+    i128 sum = 0;
+    bool dropped = false;
+    auto term = [&](bool neg, u128 sig, int exp) {
+      u128 k;
+      if (exp >= g) {
+        k = sig << (exp - g);  // exact: a term is below 2^(emax + 2), so k < 2^(F + 2)
+      } else {
+        const decision<u128> d = round_shift(sig, g - exp, neg, cut, 0);
+        k = d.kept;
+        dropped = dropped || d.frac != lost::zero;
+      }
+      sum += neg ? -static_cast<i128>(k) : static_cast<i128>(k);
+    };
+    for (std::size_t i = first; i < first + n; ++i) {
+      const unpacked x = unpack(a.fmt, a.get(i), daz), y = unpack(b.fmt, b.get(i), daz);
+      if (x.kind == kind::zero || y.kind == kind::zero) continue;
+      term(x.negative != y.negative, u128{x.sig} * y.sig, x.exp + y.exp);
+    }
+    if (z.kind == kind::finite) term(z.negative, u128{z.sig}, z.exp);
+    if (dropped) st |= status::inexact;
+    if (sum == 0) return zero_bits(fo, false);  // §6.3: an exact zero sum is +0 (rounding toward zero or nearest)
+    const bool neg = sum < 0;
+    // Step 5: the one normalisation, by the core.
+    r = round_pack(kept, neg, g, static_cast<u128>(neg ? -sum : sum), false, final_env, rs);
+  }
+  st |= rs;
+  if (has(rs, status::overflow)) return sign_bit(fo, (r & kept.sign_mask()) != 0) | fo.infinity_bits();
+  if (kept == fo) return r;
+  status ignored{};  // exact: `kept` has fo's exponent range and fewer fraction bits
+  return convert(fo, kept, r, env{}, ignored);
+}
+
+/// A chain of blocks over [first, first + n) (step 6), starting from c: the general path.
+template <class A, class B>
+bits_t block_chain_general(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first,
+                           std::size_t n, bits_t c, status& st) {
+  const auto N = static_cast<std::size_t>(mu.block_size);
+  for (std::size_t s = 0; s < n; s += N) c = block_fma_general(mu, a, b, first + s, n - s < N ? n - s : N, c, st);
+  return c;
+}
+
+}  // namespace lf::detail

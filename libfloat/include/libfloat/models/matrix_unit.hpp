@@ -1,0 +1,329 @@
+// libfloat/models/matrix_unit.hpp: bit-accurate models of matrix units (NVIDIA tensor cores): the
+// block fused multiply-add D = A*B + C as the hardware computes it, and the per-architecture
+// presets (models/matrix_unit_presets.hpp).
+//
+// API (everything in namespace lf):
+//   struct matrix_unit                  the model's parameters, as data (like lf::format)
+//   namespace matrix_units              the presets: volta_fp16 ... blackwell_fp8, cuda_core_fp32,
+//                                       deepseek_fp8_promote128, each citing its source
+//   matrix_unit_presets[], matrix_unit_by_name(name)     the presets by name
+//   fp32 dot(const matrix_unit&, std::span<const fp16> a, std::span<const fp16> b, fp32 c,
+//            status* = nullptr)        also for bf16, tf32, fp8_e4m3, fp8_e5m2, and any mix
+//                                      (template over fp<F>, fp<G>)
+//   bits_t dot(const matrix_unit&, const format& fa, std::span<const bits_t> a,
+//              const format& fb, std::span<const bits_t> b, bits_t c, status&)   run-time formats,
+//                                      c and the result in mu.output
+//   void gemm(const matrix_unit&, M, N, K, A, B, C, status* = nullptr)   C = A*B + C, row-major,
+//                                      one dot per element (deterministic)
+//   unit_operand_format(mu), unit_converts_input(mu, format), unit_input_env(mu)
+//                                      which data the unit converts first, and how
+//
+// The block-FMA model (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor
+// cores", PeerJ Comput. Sci. 7:e330, 2021; Khattak and Mikaitis, github.com/north-numerical-
+// computing/MATLAB-tensor-core, models/tools/Generic_BFMA_TC.m; MMA-Sim, arXiv 2511.10909).
+// For one block of at most N products and the accumulator c (a value of the output format):
+//  1. every product a_i*b_i is exact: significands multiplied, exponents added;
+//  2. each nonzero term has an alignment exponent: for a product e(a) + e(b), for c e(c), where
+//     e(x) = max(floor(log2|x|), emin of x's format), the exponent field's value (a product's
+//     significand is then in [0, 4), c's in [0, 2)); emax = the largest of them;
+//  3. every term is truncated onto the grid 2^(emax - F) (F = alignment_bits): toward zero in
+//     sign-magnitude (the hardware's alignment shifter drops the bits it shifts out); this is a
+//     rounding, decided by detail::round_shift with rounding::toward_zero (or downward for
+//     alignment_rounding::floor), the core's own decision function;
+//  4. the truncated terms are summed exactly (the hardware has enough carry bits);
+//  5. one normalisation: the sum is rounded once, by detail::round_pack, to a format with the
+//     output's exponent range and output_fraction_bits fraction bits under final_rounding
+//     (toward_zero for binary32 output, nearest_even for binary16 output), then converted
+//     exactly to the output format; the output's subnormals are kept (or flushed, FTZ);
+//  6. K > N is a chain of blocks: each block's result is the next block's c.
+// Why F relative to e(a) + e(b) and not to the normalised product exponent: the MATLAB models
+// align unnormalised products (significands in [1, 4)) and give the alignment one extra bit when
+// the largest product is >= 2 (Generic_BFMA_TC.m, fpbits_IEEE2, "spcFlag"), which is the same grid.
+//
+// Specials (not measured bit-for-bit on hardware; the MATLAB models' rules): a NaN operand, 0*inf
+// or +inf together with -inf gives NaN (the output format's default NaN: payloads are not
+// propagated); otherwise an infinite product or c gives that infinity. A result beyond the
+// output's range is +-inf whatever final_rounding (the MATLAB models return Inf when the
+// truncated exponent overflows). An exact zero result is +0, or -0 when every term was -0.
+// Flags (status): invalid for a signaling NaN operand, 0*inf, inf - inf, an invalid unit
+// (matrix_unit::valid() false) or mismatched lengths; overflow (+ inexact) for a result beyond
+// range; inexact when the alignment or the normalisation dropped bits; underflow when the result
+// is tiny (after rounding) and inexact. Subnormal inputs flushed by input_subnormals raise nothing.
+// Plus the flags of the input conversion, when there is one (Input conversion, below).
+//
+// Errors: mismatched lengths (a.size() != b.size(); gemm: A, B, C not M*K, K*N, M*N) and invalid
+// units are reported, not thrown or asserted: the result is NaN (the output's default NaN; gemm:
+// every element of C) and status::invalid is raised.
+//
+// K = 0: dot returns c unchanged (no block runs).
+//
+// Input conversion. Data wider than the unit's operand type (binary32 data on a tf32 unit, as a
+// cuBLAS TF32 GEMM reads fp32 matrices; binary32 or binary64 on fp16, bf16 and FP8 units) is
+// first converted to mu.input, each operand once, by lf::convert under mu.input_rounding
+// (toward_zero: the low fraction bits dropped; nearest_even), subnormal inputs read
+// as zero when input_subnormals flushes them; the block FMA then runs on the converted values,
+// on the general or the fast path alike. The conversion's flags (inexact, underflow, overflow;
+// invalid for a signaling NaN) join the unit's. Narrower and overlapping formats are used as they
+// are (unit_converts_input). The CUDA-core model converts every input to its output format under
+// input_rounding (exact for the formats that fit).
+//
+// The two other models (matrix_unit::model):
+//  - cuda_core_fma: c = fma(a_i, b_i, c) for i = 0, 1, ..., each fma correctly rounded in the
+//    output format under final_rounding (lf::fma): what a CUDA-core loop with fmaf does. Inputs
+//    are converted to the output format first (exact for every preset: fp16, bf16, tf32 and FP8
+//    values are binary32 values). For binary16/FP8 inputs, binary32 output, nearest even and kept
+//    subnormals the chain runs on the hardware adder when that gives the same bits and flags
+//    (fast/dot.hpp).
+//  - fp8_promotion: DeepSeek-V3 technical report (arXiv 2412.19437) §3.3.2: the tensor core
+//    (the block-FMA parameters of this unit: N, F, output_fraction_bits) accumulates
+//    promotion_interval products at a time, starting from +0; each such partial result is added
+//    into an FP32 accumulator on the CUDA cores with lf::add in the output format, nearest even.
+//    That accumulator starts at c. The per-block scaling factors DeepSeek multiplies in at the
+//    same time are not modelled (scale 1).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <libfloat/core/arith.hpp>
+#include <libfloat/core/detail/round.hpp>
+#include <libfloat/core/env.hpp>
+#include <libfloat/core/format.hpp>
+#include <libfloat/core/fp.hpp>
+#include <libfloat/core/status.hpp>
+#include <libfloat/fast/dot.hpp>
+#include <libfloat/fast/matrix_block.hpp>
+#include <libfloat/models/detail/block_fma.hpp>
+#include <libfloat/models/detail/span_get.hpp>
+#include <libfloat/models/exact.hpp>
+#include <libfloat/models/matrix_unit_presets.hpp>
+#include <libfloat/models/matrix_unit_types.hpp>
+
+namespace lf {
+namespace detail {
+
+/// A chain of blocks over [first, first + n) (step 6), starting from c: the fast path where it
+/// applies (both input formats among binary16, bfloat16, tfloat32, E4M3, E5M2, the same format or
+/// the two FP8 formats mixed), else block_chain_general. The same result and flags either way.
+template <class A, class B>
+bits_t block_chain(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first, std::size_t n,
+                   bits_t c, status& st) {
+  constexpr format SA = static_format_of<A>, SB = static_format_of<B>;
+  if constexpr (SA != format{} && SB != format{}) {
+    if constexpr (fast_format(SA) && fast_format(SB) && (SA == SB || (SA.bits() == 8 && SB.bits() == 8)))
+      if (block_fast_applies(mu) && a.fmt == SA && b.fmt == SB) return block_chain_fast<SA, SB>(mu, a, b, first, n, c, st);
+  } else if (block_fast_applies(mu)) {
+    const named_id ia = named_id_of(a.fmt), ib = named_id_of(b.fmt);
+    if (ia == ib) {
+      switch (ia) {
+        case named_id::binary16: return block_chain_fast<binary16, binary16>(mu, a, b, first, n, c, st);
+        case named_id::bfloat16: return block_chain_fast<bfloat16, bfloat16>(mu, a, b, first, n, c, st);
+        case named_id::tfloat32: return block_chain_fast<tfloat32, tfloat32>(mu, a, b, first, n, c, st);
+        case named_id::e4m3: return block_chain_fast<float8_e4m3fn, float8_e4m3fn>(mu, a, b, first, n, c, st);
+        case named_id::e5m2: return block_chain_fast<float8_e5m2, float8_e5m2>(mu, a, b, first, n, c, st);
+        default: break;
+      }
+    } else if (ia == named_id::e4m3 && ib == named_id::e5m2) {
+      return block_chain_fast<float8_e4m3fn, float8_e5m2>(mu, a, b, first, n, c, st);
+    } else if (ia == named_id::e5m2 && ib == named_id::e4m3) {
+      return block_chain_fast<float8_e5m2, float8_e4m3fn>(mu, a, b, first, n, c, st);
+    }
+  }
+  return block_chain_general(mu, a, b, first, n, c, st);
+}
+
+/// Operands held in memory after the input conversion.
+struct stored_get {
+  const bits_t* p;
+  LIBFLOAT_INLINE constexpr bits_t operator()(std::size_t i) const { return p[i]; }
+};
+
+template <class A, class B>
+bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t n, bits_t c, status& st);
+
+/// unit_dot with the operands of a wider format converted first (unit_converts_input), each once,
+/// by lf::convert under unit_input_env: the general and the fast block paths then see the same
+/// operands of mu.input. The conversions' flags join the unit's.
+template <class A, class B>
+[[gnu::noinline]] bits_t unit_dot_converting(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
+                                             std::size_t n, bits_t c, status& st) {
+  const env e = unit_input_env(mu);
+  auto take = [&](const auto& x, std::vector<bits_t>& out) {
+    const bool conv = unit_converts_input(mu, x.fmt);
+    out.resize(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = conv ? convert(mu.input, x.fmt, x.get(i), e, st) : x.get(i);
+    return conv ? mu.input : x.fmt;
+  };
+  std::vector<bits_t> va, vb;
+  const format fa = take(a, va), fb = take(b, vb);
+  return unit_dot(mu, operand{fa, stored_get{va.data()}}, operand{fb, stored_get{vb.data()}}, n, c, st);
+}
+
+/// The whole dot product a . b + c under mu; c and the result in mu.output.
+template <class A, class B>
+bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t n, bits_t c, status& st) {
+  if (!mu.valid()) {
+    st |= status::invalid;
+    return mu.output.valid() ? mu.output.default_nan_bits() : binary32.default_nan_bits();
+  }
+  const bool block_model = mu.model != matrix_unit_model::cuda_core_fma;
+  if (block_model && (unit_converts_input(mu, a.fmt) || unit_converts_input(mu, b.fmt))) [[unlikely]]
+    return unit_dot_converting(mu, a, b, n, c, st);
+  switch (mu.model) {
+    case matrix_unit_model::block_fma: return block_chain(mu, a, b, 0, n, c, st);
+    case matrix_unit_model::cuda_core_fma: {
+      // binary16 (or E5M2, E4M3) in, binary32 nearest-even out, subnormals kept: the hardware's
+      // own binary32 adds give the same bits and flags (fast/dot.hpp); it declines for
+      // non-finite data.
+      if (dot_fast_built && n > 0 && a.fmt == b.fmt && dot_fast_input(a.fmt) && mu.output == binary32 &&
+          mu.final_rounding == rounding::nearest_even && mu.input_subnormals == subnormal_handling::keep &&
+          mu.output_subnormals == subnormal_handling::keep) {
+        std::uint32_t r = 0;
+        status s{};
+        if (dot_f32_nearest(a.fmt, a.get, b.get, n, static_cast<std::uint32_t>(c), r, s)) {
+          st |= s;
+          return r;
+        }
+      }
+      const env e = unit_env(mu, mu.final_rounding);
+      const env in = unit_input_env(mu);  // exact for inputs that fit in the output format
+      for (std::size_t i = 0; i < n; ++i) {
+        const bits_t x = convert(mu.output, a.fmt, a.get(i), in, st);
+        const bits_t y = convert(mu.output, b.fmt, b.get(i), in, st);
+        c = fma(mu.output, x, y, c, e, st);
+      }
+      return c;
+    }
+    case matrix_unit_model::fp8_promotion: {
+      const auto P = static_cast<std::size_t>(mu.promotion_interval);
+      const env e = unit_env(mu, rounding::nearest_even);
+      for (std::size_t s = 0; s < n; s += P) {
+        const bits_t partial = block_chain(mu, a, b, s, n - s < P ? n - s : P, zero_bits(mu.output, false), st);
+        c = add(mu.output, c, partial, e, st);
+      }
+      return c;
+    }
+  }
+  return c;
+}
+
+}  // namespace detail
+
+/// The dot product a . b + c on matrix unit mu, with run-time formats: a and b are encodings of
+/// fa and fb, c and the result encodings of mu.output. Mismatched lengths or an invalid unit:
+/// the output's default NaN and status::invalid.
+inline bits_t dot(const matrix_unit& mu, const format& fa, std::span<const bits_t> a, const format& fb,
+                  std::span<const bits_t> b, bits_t c, status& st) {
+  if (a.size() != b.size()) {
+    st |= status::invalid;
+    return mu.output.default_nan_bits();
+  }
+  const detail::operand oa{fa, detail::span_get{a}};
+  const detail::operand ob{fb, detail::span_get{b}};
+  return detail::unit_dot(mu, oa, ob, a.size(), c, st);
+}
+
+/// The dot product a . b + c on matrix unit mu (typed). c is converted to mu.output (exact for
+/// binary32 output; nearest even otherwise) and the result widened to fp32 (exact for the
+/// outputs a matrix unit has: binary32, binary16). Flags are ORed into *st.
+template <format F, format G>
+fp32 dot(const matrix_unit& mu, std::span<const fp<F>> a, std::span<const fp<G>> b, fp32 c, status* st = nullptr) {
+  status s{};
+  bits_t r;
+  if (a.size() != b.size()) {
+    s |= status::invalid;
+    r = mu.output.default_nan_bits();
+  } else {
+    const bits_t cb = convert(mu.output, binary32, c.bits(), env{}, s);
+    const detail::operand oa{F, detail::make_typed_get<F>([a](std::size_t i) { return bits_t{a[i].bits()}; })};
+    const detail::operand ob{G, detail::make_typed_get<G>([b](std::size_t i) { return bits_t{b[i].bits()}; })};
+    r = detail::unit_dot(mu, oa, ob, a.size(), cb, s);
+  }
+  status ignored{};
+  const bits_t out = mu.output == binary32 ? r : convert(binary32, mu.output, r, env{}, ignored);
+  detail::report(st, s);
+  return fp32::from_bits(static_cast<std::uint32_t>(out));
+}
+
+// The stable calls: plain overloads, so that spans built from braces,
+// std::vector or std::array convert implicitly.
+#define LIBFLOAT_MATRIX_UNIT_DOT(T)                                                                       \
+  inline fp32 dot(const matrix_unit& mu, std::span<const T> a, std::span<const T> b, fp32 c, status* st = nullptr) { \
+    return dot<T::fmt, T::fmt>(mu, a, b, c, st);                                                         \
+  }
+LIBFLOAT_MATRIX_UNIT_DOT(fp16)
+LIBFLOAT_MATRIX_UNIT_DOT(bf16)
+LIBFLOAT_MATRIX_UNIT_DOT(tf32)
+LIBFLOAT_MATRIX_UNIT_DOT(fp8_e4m3)
+LIBFLOAT_MATRIX_UNIT_DOT(fp8_e5m2)
+#undef LIBFLOAT_MATRIX_UNIT_DOT
+
+/// C = A*B + C on matrix unit mu: A is M x K, B is K x N, C is M x N, all row-major. Each C_ij is
+/// dot(mu, row i of A, column j of B, C_ij): deterministic, single-threaded. Sizes that do not
+/// match: every element of C becomes NaN and status::invalid is raised.
+template <format F, format G>
+void gemm(const matrix_unit& mu, std::size_t M, std::size_t N, std::size_t K, std::span<const fp<F>> A,
+          std::span<const fp<G>> B, std::span<fp32> C, status* st = nullptr) {
+  status s{};
+  if (A.size() != M * K || B.size() != K * N || C.size() != M * N) {
+    s |= status::invalid;
+    for (auto& x : C) x = fp32::from_bits(static_cast<std::uint32_t>(binary32.default_nan_bits()));
+    detail::report(st, s);
+    return;
+  }
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      const detail::operand oa{F, detail::make_typed_get<F>([&A, i, K](std::size_t k) { return bits_t{A[i * K + k].bits()}; })};
+      const detail::operand ob{G, detail::make_typed_get<G>([&B, j, N](std::size_t k) { return bits_t{B[k * N + j].bits()}; })};
+      const bits_t cb = convert(mu.output, binary32, C[i * N + j].bits(), env{}, s);
+      const bits_t r = detail::unit_dot(mu, oa, ob, K, cb, s);
+      status ignored{};
+      const bits_t out = mu.output == binary32 ? r : convert(binary32, mu.output, r, env{}, ignored);
+      C[i * N + j] = fp32::from_bits(static_cast<std::uint32_t>(out));
+    }
+  detail::report(st, s);
+}
+
+#define LIBFLOAT_MATRIX_UNIT_GEMM(T)                                                                      \
+  inline void gemm(const matrix_unit& mu, std::size_t M, std::size_t N, std::size_t K, std::span<const T> A, \
+                   std::span<const T> B, std::span<fp32> C, status* st = nullptr) {                      \
+    gemm<T::fmt, T::fmt>(mu, M, N, K, A, B, C, st);                                                      \
+  }
+LIBFLOAT_MATRIX_UNIT_GEMM(fp16)
+LIBFLOAT_MATRIX_UNIT_GEMM(bf16)
+LIBFLOAT_MATRIX_UNIT_GEMM(tf32)
+LIBFLOAT_MATRIX_UNIT_GEMM(fp8_e4m3)
+LIBFLOAT_MATRIX_UNIT_GEMM(fp8_e5m2)
+#undef LIBFLOAT_MATRIX_UNIT_GEMM
+
+}  // namespace lf
+
+// The matrix-unit engine behind the run-time-format dot above, and the typed dot and gemm behind
+// the plain overloads. With LIBFLOAT_SEPARATE_RUNTIME (CMake target libfloat::runtime) a
+// translation unit only declares them; libfloat/src/models_instances.cpp compiles them once. The
+// same code either way.
+#define LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, T)                                                        \
+  prefix template fp32 dot<T::fmt, T::fmt>(const matrix_unit&, std::span<const T>, std::span<const T>, fp32,  \
+                                           status*);                                                          \
+  prefix template void gemm<T::fmt, T::fmt>(const matrix_unit&, std::size_t, std::size_t, std::size_t,        \
+                                            std::span<const T>, std::span<const T>, std::span<fp32>, status*);
+#define LIBFLOAT_MATRIX_UNIT_INSTANCES(prefix)                                                                 \
+  namespace lf {                                                                                               \
+  prefix template bits_t detail::unit_dot<detail::span_get, detail::span_get>(                                 \
+      const matrix_unit&, const detail::operand<detail::span_get>&, const detail::operand<detail::span_get>&,   \
+      std::size_t, bits_t, status&);                                                                           \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp16)                                                           \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, bf16)                                                           \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, tf32)                                                           \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp8_e4m3)                                                       \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp8_e5m2)                                                       \
+  }
+#if defined(LIBFLOAT_SEPARATE_RUNTIME)
+LIBFLOAT_MATRIX_UNIT_INSTANCES(extern)
+#endif

@@ -1,0 +1,117 @@
+// libfloat/models/matrix_unit_presets.hpp: the matrix-unit presets (lf::matrix_units::volta_fp16 ...)
+// and the table of them by name, each citing its source.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include <libfloat/core/format.hpp>
+#include <libfloat/core/rounding.hpp>
+#include <libfloat/models/matrix_unit_types.hpp>
+
+namespace lf {
+
+// ---- presets ----------------------------------------------------------------------------------
+//
+// N and F from: Fasi, Higham, Mikaitis, Pranesh,
+// PeerJ Comput. Sci. 7:e330 (2021) for V100, T4, A100; Khattak and Mikaitis, MATLAB-tensor-core
+// models/{V100TC,A100TC,H100TC,B200TC}.m (fma = N, neab = F - 23, frmode 'rz' for binary32
+// output); MMA-Sim (arXiv 2511.10909) for Hopper and Blackwell. All: binary32 output truncated
+// toward zero, subnormal inputs and outputs kept.
+// input_rounding, from the same MATLAB models: their GEMM.m (models/tools) rounds A and B to the
+// input format with CPFloat before the block FMA, with round = 4 (toward zero) for tf32 and
+// round = 1 (nearest, ties to even) for fp16, bf16 and FP8, on every GPU. The recorded hardware
+// results (model_validation) cannot tell the two apart: every recorded input is already a value
+// of its input format.
+namespace matrix_units {
+
+/// V100 (Volta), fp16 inputs: N = 4, F = 23 (Fasi et al. 2021; V100TC.m fma 4, neab 0).
+inline constexpr matrix_unit volta_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 4,
+                                        .alignment_bits = 23};
+/// T4 (Turing), fp16 inputs: N = 8, F = 24 (Fasi et al. 2021 report T4; N = 4 in some sources). No
+/// MATLAB model: wider data nearest even, as every fp16 model of GEMM.m.
+inline constexpr matrix_unit turing_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 8,
+                                         .alignment_bits = 24};
+/// A100 (Ampere), fp16 inputs: N = 8, F = 24 (Fasi et al. 2021; A100TC.m fma 8, neab 1).
+inline constexpr matrix_unit ampere_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 8,
+                                         .alignment_bits = 24};
+/// A100, bf16 inputs: N = 8, F = 24 (Fasi et al. 2021; A100TC.m).
+inline constexpr matrix_unit ampere_bf16{.input = bfloat16, .input_rounding = rounding::nearest_even, .block_size = 8,
+                                         .alignment_bits = 24};
+/// A100, tf32 inputs, binary32 data truncated to tf32 (GEMM.m round = 4): N = 4, F = 24 (Fasi et
+/// al. 2021; A100TC.m fma 4).
+inline constexpr matrix_unit ampere_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero, .block_size = 4,
+                                         .alignment_bits = 24};
+/// H100 (Hopper), fp16 inputs: N = 16, F = 25 (H100TC.m fma 16, neab 2; MMA-Sim).
+inline constexpr matrix_unit hopper_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 16,
+                                         .alignment_bits = 25};
+/// H100, bf16 inputs: N = 16, F = 25 (H100TC.m; MMA-Sim).
+inline constexpr matrix_unit hopper_bf16{.input = bfloat16, .input_rounding = rounding::nearest_even, .block_size = 16,
+                                         .alignment_bits = 25};
+/// H100, tf32 inputs, binary32 data truncated (GEMM.m round = 4): N = 8, F = 25 (H100TC.m fma 8; MMA-Sim).
+inline constexpr matrix_unit hopper_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero, .block_size = 8,
+                                         .alignment_bits = 25};
+/// H100 wgmma, FP8 (E4M3 or E5M2) inputs: N = 32, F = 13, the result keeps 13 fraction bits
+/// (H100TC.m fma 32, neab -10, NoManBitsOut 23 - 10; MMA-Sim; DeepSeek-V3 §3.3.2: "about 14 bits").
+inline constexpr matrix_unit hopper_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
+                                        .block_size = 32, .alignment_bits = 13, .output_fraction_bits = 13};
+/// B200 (Blackwell), fp16/bf16 inputs: N = 16, F = 25 (B200TC.m fma 16, neab 2; MMA-Sim).
+inline constexpr matrix_unit blackwell_fp16{.input = binary16, .input_rounding = rounding::nearest_even,
+                                            .block_size = 16, .alignment_bits = 25};
+/// B200, tf32 inputs, binary32 data truncated (GEMM.m round = 4): N = 8, F = 25 (B200TC.m fma 8; MMA-Sim).
+inline constexpr matrix_unit blackwell_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero,
+                                            .block_size = 8, .alignment_bits = 25};
+/// B200, FP8 inputs: N = 32, F = 25, full 23-bit result (B200TC.m fma 32, neab 2; MMA-Sim).
+inline constexpr matrix_unit blackwell_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
+                                           .block_size = 32, .alignment_bits = 25};
+/// CUDA cores: a binary32 fma chain c = fmaf(a_i, b_i, c), round to nearest even (the usual
+/// non-tensor-core kernel; products of fp16/bf16/tf32/FP8 values are exact in the fma). Wider data
+/// (binary64) reaches binary32 nearest even, as a C++ cast does (IEEE 754-2019 §5.4.2 convertFormat
+/// under the default roundTiesToEven).
+inline constexpr matrix_unit cuda_core_fp32{.model = matrix_unit_model::cuda_core_fma, .input = binary16,
+                                            .input_rounding = rounding::nearest_even, .block_size = 1,
+                                            .alignment_bits = 0,
+                                            .final_rounding = rounding::nearest_even};
+/// DeepSeek-V3 (arXiv 2412.19437) §3.3.2: H800 FP8 GEMM with the Hopper FP8 tensor core for 128
+/// products (4 wgmma of K = 32), each partial result promoted to an FP32 accumulator on CUDA cores.
+/// Wider data nearest even, as hopper_fp8.
+inline constexpr matrix_unit deepseek_fp8_promote128{.model = matrix_unit_model::fp8_promotion,
+                                                     .input = float8_e4m3fn,
+                                                     .input_rounding = rounding::nearest_even, .block_size = 32,
+                                                     .alignment_bits = 13, .output_fraction_bits = 13,
+                                                     .promotion_interval = 128};
+
+}  // namespace matrix_units
+
+struct named_matrix_unit {
+  std::string_view name;
+  matrix_unit unit;
+  std::string_view citation;
+};
+
+/// Every preset with its name (the identifier in lf::matrix_units) and source.
+inline constexpr named_matrix_unit matrix_unit_presets[] = {
+    {"volta_fp16", matrix_units::volta_fp16, "Fasi et al. 2021 (PeerJ CS 7:e330); V100TC.m"},
+    {"turing_fp16", matrix_units::turing_fp16, "Fasi et al. 2021 (T4; N = 4 in some sources)"},
+    {"ampere_fp16", matrix_units::ampere_fp16, "Fasi et al. 2021; A100TC.m"},
+    {"ampere_bf16", matrix_units::ampere_bf16, "Fasi et al. 2021; A100TC.m"},
+    {"ampere_tf32", matrix_units::ampere_tf32, "Fasi et al. 2021; A100TC.m; truncation: GEMM.m"},
+    {"hopper_fp16", matrix_units::hopper_fp16, "H100TC.m; MMA-Sim arXiv 2511.10909"},
+    {"hopper_bf16", matrix_units::hopper_bf16, "H100TC.m; MMA-Sim arXiv 2511.10909"},
+    {"hopper_tf32", matrix_units::hopper_tf32, "H100TC.m; MMA-Sim arXiv 2511.10909; truncation: GEMM.m"},
+    {"hopper_fp8", matrix_units::hopper_fp8, "H100TC.m; MMA-Sim; DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
+    {"blackwell_fp16", matrix_units::blackwell_fp16, "B200TC.m; MMA-Sim arXiv 2511.10909"},
+    {"blackwell_tf32", matrix_units::blackwell_tf32, "B200TC.m; MMA-Sim arXiv 2511.10909; truncation: GEMM.m"},
+    {"blackwell_fp8", matrix_units::blackwell_fp8, "B200TC.m; MMA-Sim arXiv 2511.10909"},
+    {"cuda_core_fp32", matrix_units::cuda_core_fp32, "binary32 fma chain (IEEE 754-2019 fusedMultiplyAdd)"},
+    {"deepseek_fp8_promote128", matrix_units::deepseek_fp8_promote128, "DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
+};
+
+/// A preset by its name ("ampere_fp16", ...), or nullopt.
+constexpr std::optional<matrix_unit> matrix_unit_by_name(std::string_view name) {
+  for (const auto& p : matrix_unit_presets)
+    if (p.name == name) return p.unit;
+  return std::nullopt;
+}
+
+}  // namespace lf
