@@ -2,12 +2,14 @@
 # Install the Debian packages libfloat builds and tests with; does nothing when they are all present.
 set -euo pipefail
 
-# python3 runs the CLI tests' independent checks. With --fuzz: only clang and its libFuzzer runtime (tests/fuzz).
+# python3 runs the CLI tests' independent checks. With --clang: only Clang 16 and its sanitizer and
+# libFuzzer runtimes, for the dev preset (ASan + UBSan) and tests/fuzz. (--fuzz: the same, its older name.)
 packages=(cmake g++ make libboost-dev doctest-dev libcli11-dev libbenchmark-dev libfmt-dev gzip python3)
-if [ "${1:-}" = "--fuzz" ]; then
-  packages=(clang libclang-rt-14-dev)
+if [ "${1:-}" = "--clang" ] || [ "${1:-}" = "--fuzz" ]; then
+  packages=(clang-16 libclang-rt-16-dev)
 elif [ $# -gt 0 ]; then
-  echo "usage: $0 [--fuzz]   (no argument: the build and test packages; --fuzz: clang and libFuzzer)" >&2
+  echo "install-deps.sh: unknown option '$1'" >&2
+  echo "usage: $0 [--clang]   (no argument: the build and test packages; --clang: Clang 16 with its sanitizer and libFuzzer runtimes)" >&2
   exit 2
 fi
 

@@ -5,6 +5,8 @@
 // the F16C and AVX512_BF16 conversion instructions.
 #include <libfloat/libfloat.hpp>
 
+#include "../support/cpu_features.hpp"
+
 #include <doctest/doctest.h>
 
 #include <bit>
@@ -65,7 +67,7 @@ u16 f16c_convert(float x, int imm, std::uint8_t& flags) {
     default: return f16c_convert<3>(x, flags);
   }
 }
-bool has_f16c() { return __builtin_cpu_supports("f16c"); }
+bool has_f16c() { return test_cpu::has_f16c(); }
 
 /// AVX512_BF16 VCVTNEPS2BF16 (one lane).
 __attribute__((target("avx512bf16,avx512vl"))) u16 avx512_bf16_convert(u32 u) {

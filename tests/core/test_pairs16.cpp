@@ -28,6 +28,7 @@
 // AVX512_BF16's VCVTNEPS2BF16 is not usable: it flushes subnormals (Intel SDM vol. 2, VCVTNEPS2BF16).
 // The flags are derived from their definitions (pairs_common.hpp).
 #include "pairs_common.hpp"
+#include "../support/cpu_features.hpp"
 
 #include <cstring>
 #include <immintrin.h>
@@ -47,10 +48,7 @@ __attribute__((target("f16c"))) std::uint16_t f16c_narrow_rne(float f) {
   return static_cast<std::uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-bool have_f16c() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("f16c");
-}
+bool have_f16c() { return test_cpu::has_f16c(); }
 
 // binary16: p = 11, emin = -14, max = 65504 = 2047 * 2^5.
 const pairs::format16 binary16_spec{

@@ -14,6 +14,8 @@
 
 #include <libfloat/libfloat.hpp>
 
+#include "../support/cpu_features.hpp"
+
 namespace {
 
 __attribute__((target("f16c"))) std::uint16_t f16c_narrow(std::uint32_t x) {
@@ -35,7 +37,7 @@ std::uint64_t over_all_floats(Body body) {
 }  // namespace
 
 TEST_CASE("binary32 -> binary16 nearest-even bit trick equals the core for all 2^32 inputs") {
-  const bool hw = __builtin_cpu_supports("f16c");
+  const bool hw = test_cpu::has_f16c();
   const auto bad = over_all_floats([hw](std::uint64_t lo, std::uint64_t hi) {
     std::uint64_t n = 0;
     for (std::uint64_t i = lo; i < hi; ++i) {

@@ -31,9 +31,9 @@ if ! [[ $seconds =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: tests/fuzz/run_all.sh [BUILD_DIR [SECONDS [TARGET...]]]" >&2
   exit 2
 fi
-cxx=${CXX_FUZZ:-$(command -v clang++ || command -v clang++-14 || true)}
+cxx=${CXX_FUZZ:-$(command -v clang++-16 || command -v clang++ || true)}
 if [[ -z $cxx ]]; then
-  echo "run_all.sh: clang++ not found: libFuzzer needs clang (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+  echo "run_all.sh: clang++ not found: libFuzzer needs clang (scripts/install-deps.sh --clang installs clang-16 and libclang-rt-16-dev)" >&2
   exit 2
 fi
 
@@ -56,7 +56,7 @@ probe=$build/probe_fuzzer
 printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' > "$probe.cpp"
 if ! "$cxx" -fsanitize=fuzzer,address,undefined "$probe.cpp" -o "$probe" 2> "$probe.log"; then
   cat "$probe.log" >&2
-  echo "run_all.sh: $cxx cannot link libFuzzer with ASan/UBSan (Debian: apt-get install libclang-rt-14-dev)" >&2
+  echo "run_all.sh: $cxx cannot link libFuzzer with ASan/UBSan (Debian: apt-get install the libclang-rt-N-dev of clang N)" >&2
   exit 2
 fi
 

@@ -302,6 +302,10 @@ TEST_CASE("doubles, and scales that are not powers of two, against the exact ora
         }
         CHECK(r.below == below);
         CHECK(r.above == above);
+        std::uint64_t in_histogram = 0;  // every in-range exponent is counted once
+        for (int e = lf::training::range_report::histogram_min; e <= lf::training::range_report::histogram_max; ++e)
+          in_histogram += r.at(e);
+        CHECK(in_histogram == in_range);
         for (long e : exps)
           if (e >= lf::training::range_report::histogram_min && e <= lf::training::range_report::histogram_max) {
             const auto n = static_cast<std::uint64_t>(std::count(exps.begin(), exps.end(), e));
