@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "floatlab/accum_cli.hpp"
+#include "../support/tensor_core_hw.hpp"
 
 namespace {
 
@@ -90,9 +91,64 @@ std::string models_block() {
   return out;
 }
 
+/// Every recorded tensor-core set (tests/data/tensor-core-hw) against the preset that models it.
+std::string hardware_block() {
+  std::string out = md_row({"GPU", "input", "output", "K", "preset", "cases matched", "gated by the test"});
+  out += "|---|---|---|---:|---|---:|---|\n";
+  std::size_t matched = 0, total = 0;
+  for (const auto& id : tc_hw::recorded_sets) {
+    std::string error;
+    const auto s = tc_hw::load(LIBFLOAT_TC_HW_DIR, id, error);
+    if (!s) throw std::runtime_error(error);
+    const auto* p = &lf::matrix_unit_presets[0];
+    for (const auto& q : lf::matrix_unit_presets)
+      if (q.name == id.preset) p = &q;
+    const tc_hw::tally t = tc_hw::evaluate(p->unit, *s);
+    matched += t.matched;
+    total += t.total;
+    out += md_row({std::string(id.gpu), std::string(id.input), std::string(id.output), std::to_string(id.k),
+                   fmt::format("`{}`", id.preset), fmt::format("{} / {}", t.matched, t.total),
+                   id.gated ? "yes" : "no (FP8 to fp16: reported)"});
+  }
+  out += fmt::format("\nIn all: {} of {} recorded cases in {} sets.\n", matched, total, std::size(tc_hw::recorded_sets));
+  // B200 FP8 to fp32: which block FMAs fit the mma.sync results.
+  std::vector<tc_hw::hw_set> b200;
+  for (const auto& id : tc_hw::recorded_sets)
+    if (id.gpu == "B200" && id.preset == "blackwell_fp8" && id.output == "fp32") {
+      std::string error;
+      b200.push_back(*tc_hw::load(LIBFLOAT_TC_HW_DIR, id, error));
+    }
+  const auto fits = [&](const lf::matrix_unit& u) {
+    std::size_t m = 0, n = 0;
+    for (const auto& s : b200) {
+      const tc_hw::tally t = tc_hw::evaluate(u, s);
+      m += t.matched;
+      n += t.total;
+    }
+    return std::pair{m, n};
+  };
+  const auto [tm, tn] = fits(lf::matrix_units::blackwell_fp8_tcgen05);
+  const auto [rm, rn] = fits(lf::matrix_units::blackwell_rn_fp8);
+  int smallest = -1;
+  for (int f = lf::matrix_units::blackwell_rn_fp8.alignment_bits; f <= 60 && smallest < 0; ++f) {
+    lf::matrix_unit u = lf::matrix_units::blackwell_rn_fp8;
+    u.alignment_bits = f;
+    const auto [m, n] = fits(u);
+    if (m == n) smallest = f;
+  }
+  out += fmt::format("\nB200 E4M3 and E5M2 to fp32 ({} cases): `blackwell_fp8_tcgen05` (N = {}, F = {}, truncated) "
+                     "matches {}; `blackwell_rn_fp8` (F = {}, nearest even) {}; nearest even with truncated terms "
+                     "matches all of them from F = {} on.\n",
+                     tn, lf::matrix_units::blackwell_fp8_tcgen05.block_size,
+                     lf::matrix_units::blackwell_fp8_tcgen05.alignment_bits, tm,
+                     lf::matrix_units::blackwell_rn_fp8.alignment_bits, rm, smallest);
+  return out;
+}
+
 std::map<std::string, std::string> blocks() {
   std::map<std::string, std::string> b;
   b["models"] = models_block();
+  b["hardware"] = hardware_block();
   const std::string fp16_models =
       "fp16-acc,fp16-fma,fp16-pairwise,fp16-blocked,fp16-kahan,fp16-neumaier,fp16-mul-fp32-acc,fp32-acc,"
       "fp32-split-k,cuda_core_fp32,volta_fp16,turing_fp16,ampere_fp16,hopper_fp16,blackwell_fp16,hopper_fp8,"

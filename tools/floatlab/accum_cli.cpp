@@ -72,9 +72,14 @@ std::string describe_unit(const lf::matrix_unit& mu) {
                          lf::format_name(mu.output), mu.promotion_interval);
     case lf::matrix_unit_model::block_fma: break;
   }
-  return fmt::format("{}, block FMA N={} F={}, terms truncated, {} output ({} fraction bits, {})", inputs,
-                     mu.block_size, mu.alignment_bits, lf::format_name(mu.output), mu.output_fraction_bits,
-                     lf::rounding_name(mu.final_rounding));
+  std::string terms;
+  switch (mu.alignment) {
+    case lf::alignment_rounding::truncate: terms = fmt::format("F={}, terms truncated", mu.alignment_bits); break;
+    case lf::alignment_rounding::floor: terms = fmt::format("F={}, terms rounded down", mu.alignment_bits); break;
+    case lf::alignment_rounding::exact: terms = "terms exact (no alignment grid)"; break;
+  }
+  return fmt::format("{}, block FMA N={} {}, {} output ({} fraction bits, {})", inputs, mu.block_size, terms,
+                     lf::format_name(mu.output), mu.output_fraction_bits, lf::rounding_name(mu.final_rounding));
 }
 
 std::string model_list_text() {
@@ -82,7 +87,9 @@ std::string model_list_text() {
   for (const auto& n : lf::named_accumulations) out += fmt::format("  {:<24} {}\n", n.name, lf::describe(n.model));
   out += "Matrix units (matrix_unit.hpp; fixed hardware rounding):\n";
   for (const auto& p : lf::matrix_unit_presets)
-    out += fmt::format("  {:<24} {}; {}\n", p.name, describe_unit(p.unit), p.citation);
+    out += fmt::format("  {:<24} {}; {}; {}\n", p.name, describe_unit(p.unit), p.citation,
+                       p.hardware.empty() ? std::string("model, not checked against recorded hardware results")
+                                          : "reproduces recorded results of " + std::string(p.hardware));
   out += fmt::format("Reference:\n  {:<24} {}\n", "exact", exact_description);
   return out;
 }

@@ -55,15 +55,58 @@ inline constexpr matrix_unit hopper_tf32{.input = tfloat32, .input_rounding = ro
 /// (H100TC.m fma 32, neab -10, NoManBitsOut 23 - 10; MMA-Sim; DeepSeek-V3 §3.3.2: "about 14 bits").
 inline constexpr matrix_unit hopper_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
                                         .block_size = 32, .alignment_bits = 13, .output_fraction_bits = 13};
-/// B200 (Blackwell), fp16/bf16 inputs: N = 16, F = 25 (B200TC.m fma 16, neab 2; MMA-Sim).
+/// B200 (Blackwell), fp16 inputs: N = 16, F = 25 (B200TC.m fma 16, neab 2; MMA-Sim).
 inline constexpr matrix_unit blackwell_fp16{.input = binary16, .input_rounding = rounding::nearest_even,
+                                            .block_size = 16, .alignment_bits = 25};
+/// B200, bf16 inputs: the fp16 unit's N = 16, F = 25 (B200TC.m, which treats bf16 as fp16; MMA-Sim).
+inline constexpr matrix_unit blackwell_bf16{.input = bfloat16, .input_rounding = rounding::nearest_even,
                                             .block_size = 16, .alignment_bits = 25};
 /// B200, tf32 inputs, binary32 data truncated (GEMM.m round = 4): N = 8, F = 25 (B200TC.m fma 8; MMA-Sim).
 inline constexpr matrix_unit blackwell_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero,
                                             .block_size = 8, .alignment_bits = 25};
-/// B200, FP8 inputs: N = 32, F = 25, full 23-bit result (B200TC.m fma 32, neab 2; MMA-Sim).
+/// B200, FP8 inputs (E4M3 or E5M2) through the warp-level mma.sync m16n8k32, as the recorded B200
+/// results were measured (MATLAB-tensor-core model_validation/CUDA/mma_fp8_output_fp32.cu): the 32
+/// products and c summed without loss and rounded once to nearest even. Those results rule out the
+/// truncating block FMA of B200TC.m and MMA-Sim (N = 32, F = 25, toward zero: 335 of the 500 E4M3
+/// cases of the development sample; blackwell_fp8_tcgen05 below); with nearest even every F >= 28
+/// fits the sample, so the sample cannot tell F >= 28 from exact, and exact is the model.
 inline constexpr matrix_unit blackwell_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
-                                           .block_size = 32, .alignment_bits = 25};
+                                           .block_size = 32, .alignment_bits = 25,
+                                           .alignment = alignment_rounding::exact,
+                                           .final_rounding = rounding::nearest_even};
+/// B200 tcgen05.mma kind::f8f6f4 as MMA-Sim models it (arXiv 2511.10909, TCGen05MMASim: 25 fraction
+/// bits, one fused sum of K = 32, truncated) and B200TC.m (fma 32, neab 2, rz). Not what the
+/// recorded mma.sync results show (blackwell_fp8); not checked against tcgen05 hardware here.
+inline constexpr matrix_unit blackwell_fp8_tcgen05{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
+                                                   .block_size = 32, .alignment_bits = 25};
+/// B200TCRN.m: the B200 model with the final normalisation rounded to nearest even instead of
+/// truncated (fma 16 / 8 / 32, neab 2, frmode 'rne'), for fp16/bf16, tf32 and FP8 inputs.
+inline constexpr matrix_unit blackwell_rn_fp16{.input = binary16, .input_rounding = rounding::nearest_even,
+                                               .block_size = 16, .alignment_bits = 25,
+                                               .final_rounding = rounding::nearest_even};
+inline constexpr matrix_unit blackwell_rn_bf16{.input = bfloat16, .input_rounding = rounding::nearest_even,
+                                               .block_size = 16, .alignment_bits = 25,
+                                               .final_rounding = rounding::nearest_even};
+inline constexpr matrix_unit blackwell_rn_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero,
+                                               .block_size = 8, .alignment_bits = 25,
+                                               .final_rounding = rounding::nearest_even};
+inline constexpr matrix_unit blackwell_rn_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
+                                              .block_size = 32, .alignment_bits = 25,
+                                              .final_rounding = rounding::nearest_even};
+/// Ada Lovelace (L40S, RTX 4090; sm_89), fp16 inputs: N = 8, F = 24 (AdaTC.m / L40STC.m fma 8,
+/// neab 1; MMA-Sim "Ada Lovelace": 24 fraction bits, m16n8k16 split into two k = 8 halves).
+inline constexpr matrix_unit ada_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 8,
+                                      .alignment_bits = 24};
+/// Ada, bf16 inputs: N = 8, F = 24 (AdaTC.m; MMA-Sim).
+inline constexpr matrix_unit ada_bf16{.input = bfloat16, .input_rounding = rounding::nearest_even, .block_size = 8,
+                                      .alignment_bits = 24};
+/// Ada, tf32 inputs, binary32 data truncated: N = 4, F = 24 (AdaTC.m fma 4; MMA-Sim).
+inline constexpr matrix_unit ada_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero, .block_size = 4,
+                                      .alignment_bits = 24};
+/// Ada, FP8 inputs (E4M3 or E5M2): N = 16, F = 13, the block result keeps 13 fraction bits
+/// (AdaTC.m fma 16, neab -10; MMA-Sim: m16n8k32 split into two k = 16 halves, 13 bits, e8m13 output).
+inline constexpr matrix_unit ada_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
+                                     .block_size = 16, .alignment_bits = 13, .output_fraction_bits = 13};
 /// CUDA cores: a binary32 fma chain c = fmaf(a_i, b_i, c), round to nearest even (the usual
 /// non-tensor-core kernel; products of fp16/bf16/tf32/FP8 values are exact in the fma). Wider data
 /// (binary64) reaches binary32 nearest even, as a C++ cast does (IEEE 754-2019 §5.4.2 convertFormat
@@ -87,22 +130,42 @@ struct named_matrix_unit {
   std::string_view name;
   matrix_unit unit;
   std::string_view citation;
+  /// The recorded hardware results this preset reproduces bit for bit (the GPU and its sets, from the
+  /// development sample of MATLAB-tensor-core's model_validation: tests/data/tensor-core-hw, checked
+  /// by tests/models/test_tensor_core_hw.cpp), or empty: a model not checked against hardware.
+  std::string_view hardware = {};
 };
 
 /// Every preset with its name (the identifier in lf::matrix_units) and source.
 inline constexpr named_matrix_unit matrix_unit_presets[] = {
-    {"volta_fp16", matrix_units::volta_fp16, "Fasi et al. 2021 (PeerJ CS 7:e330); V100TC.m"},
+    {"volta_fp16", matrix_units::volta_fp16, "Fasi et al. 2021 (PeerJ CS 7:e330); V100TC.m", "V100: fp16 to fp32 and fp16"},
     {"turing_fp16", matrix_units::turing_fp16, "Fasi et al. 2021 (T4; N = 4 in some sources)"},
-    {"ampere_fp16", matrix_units::ampere_fp16, "Fasi et al. 2021; A100TC.m"},
-    {"ampere_bf16", matrix_units::ampere_bf16, "Fasi et al. 2021; A100TC.m"},
-    {"ampere_tf32", matrix_units::ampere_tf32, "Fasi et al. 2021; A100TC.m; truncation: GEMM.m"},
-    {"hopper_fp16", matrix_units::hopper_fp16, "H100TC.m; MMA-Sim arXiv 2511.10909"},
-    {"hopper_bf16", matrix_units::hopper_bf16, "H100TC.m; MMA-Sim arXiv 2511.10909"},
-    {"hopper_tf32", matrix_units::hopper_tf32, "H100TC.m; MMA-Sim arXiv 2511.10909; truncation: GEMM.m"},
-    {"hopper_fp8", matrix_units::hopper_fp8, "H100TC.m; MMA-Sim; DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
-    {"blackwell_fp16", matrix_units::blackwell_fp16, "B200TC.m; MMA-Sim arXiv 2511.10909"},
-    {"blackwell_tf32", matrix_units::blackwell_tf32, "B200TC.m; MMA-Sim arXiv 2511.10909; truncation: GEMM.m"},
-    {"blackwell_fp8", matrix_units::blackwell_fp8, "B200TC.m; MMA-Sim arXiv 2511.10909"},
+    {"ampere_fp16", matrix_units::ampere_fp16, "Fasi et al. 2021; A100TC.m", "A100, A2: fp16 to fp32 and fp16"},
+    {"ampere_bf16", matrix_units::ampere_bf16, "Fasi et al. 2021; A100TC.m", "A100, A2: bf16 to fp32"},
+    {"ampere_tf32", matrix_units::ampere_tf32, "Fasi et al. 2021; A100TC.m; truncation: GEMM.m", "A100, A2: tf32 to fp32"},
+    {"ada_fp16", matrix_units::ada_fp16, "AdaTC.m, L40STC.m; MMA-Sim arXiv 2511.10909", "Ada, L40S: fp16 to fp32 and fp16"},
+    {"ada_bf16", matrix_units::ada_bf16, "AdaTC.m, L40STC.m; MMA-Sim arXiv 2511.10909", "Ada, L40S: bf16 to fp32"},
+    {"ada_tf32", matrix_units::ada_tf32, "AdaTC.m, L40STC.m; MMA-Sim; truncation: GEMM.m", "Ada, L40S: tf32 to fp32"},
+    {"ada_fp8", matrix_units::ada_fp8, "AdaTC.m, L40STC.m (neab -10); MMA-Sim arXiv 2511.10909",
+     "Ada, L40S: E4M3, E5M2 to fp32; Ada: E4M3, E5M2 to fp16"},
+    {"hopper_fp16", matrix_units::hopper_fp16, "H100TC.m; MMA-Sim arXiv 2511.10909", "H100, H200: fp16 to fp32 and fp16"},
+    {"hopper_bf16", matrix_units::hopper_bf16, "H100TC.m; MMA-Sim arXiv 2511.10909", "H100, H200: bf16 to fp32"},
+    {"hopper_tf32", matrix_units::hopper_tf32, "H100TC.m; MMA-Sim arXiv 2511.10909; truncation: GEMM.m",
+     "H100, H200: tf32 to fp32"},
+    {"hopper_fp8", matrix_units::hopper_fp8, "H100TC.m; MMA-Sim; DeepSeek-V3 arXiv 2412.19437 §3.3.2",
+     "H100, H200: E4M3, E5M2 to fp32 (c = 0, wgmma)"},
+    {"blackwell_fp16", matrix_units::blackwell_fp16, "B200TC.m; MMA-Sim arXiv 2511.10909", "B200: fp16 to fp32 and fp16"},
+    {"blackwell_bf16", matrix_units::blackwell_bf16, "B200TC.m; MMA-Sim arXiv 2511.10909", "B200: bf16 to fp32"},
+    {"blackwell_tf32", matrix_units::blackwell_tf32, "B200TC.m; MMA-Sim arXiv 2511.10909; truncation: GEMM.m",
+     "B200: tf32 to fp32"},
+    {"blackwell_fp8", matrix_units::blackwell_fp8,
+     "the recorded B200 mma.sync results (MATLAB-tensor-core model_validation); B200TC.m and MMA-Sim truncate instead",
+     "B200: E4M3, E5M2 to fp32"},
+    {"blackwell_fp8_tcgen05", matrix_units::blackwell_fp8_tcgen05, "MMA-Sim arXiv 2511.10909 (tcgen05); B200TC.m"},
+    {"blackwell_rn_fp16", matrix_units::blackwell_rn_fp16, "B200TCRN.m"},
+    {"blackwell_rn_bf16", matrix_units::blackwell_rn_bf16, "B200TCRN.m"},
+    {"blackwell_rn_tf32", matrix_units::blackwell_rn_tf32, "B200TCRN.m; truncation: GEMM.m"},
+    {"blackwell_rn_fp8", matrix_units::blackwell_rn_fp8, "B200TCRN.m"},
     {"cuda_core_fp32", matrix_units::cuda_core_fp32, "binary32 fma chain (IEEE 754-2019 fusedMultiplyAdd)"},
     {"deepseek_fp8_promote128", matrix_units::deepseek_fp8_promote128, "DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
 };
