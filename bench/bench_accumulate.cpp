@@ -10,7 +10,9 @@
 //   lf/dot/<preset>              lf::dot(lf::accumulations::<preset>, typed fp16 spans)
 //   lf/dot/<preset>/runtime      the same on std::span<const lf::bits_t> (what floatlab calls)
 //   lf/dot/e4m3_fp32_acc         lf::dot(lf::accumulations::e4m3_fp32_acc, typed E4M3 spans)
-//   lf/mu/<preset>               lf::dot(lf::matrix_units::<preset>, fp16 or E4M3 spans, c = 0)
+//   lf/mu/<preset>               lf::dot(lf::matrix_units::<preset>, c = 0), every preset of
+//                                lf::matrix_unit_presets on spans of its input format (fp16, bf16,
+//                                tf32, E4M3; cuda_core_fp32 on fp16)
 //   lf/exact/dot/<fmt>           lf::exact_dot(a, b).round_to<binary32>()
 //   lf/dot/fp32_acc/general      lf::detail::dot_impl_general: the step-by-step engine (every term an
 //                                lf::fma call), which lf::dot(fp32_acc) runs only when the hardware
@@ -135,13 +137,29 @@ void bm_lf_dot_e4m3(benchmark::State& s, lf::accumulation m) {
   });
 }
 
-void bm_mu_e4m3(benchmark::State& s, lf::matrix_unit mu) {
-  const auto a = random_values<lf::float8_e4m3fn>(-4, 3, 3), b = random_values<lf::float8_e4m3fn>(-4, 3, 4);
+/// A matrix-unit preset on data of its own input format (normal range: exponents in [-8, 7], [-4, 3]
+/// for FP8), c = 0.
+template <lf::format F>
+void bm_mu_own(benchmark::State& s, lf::matrix_unit mu) {
+  constexpr bool fp8 = F.precision <= 4;
+  static const auto a = random_values<F>(fp8 ? -4 : -8, fp8 ? 3 : 7, 5), b = random_values<F>(fp8 ? -4 : -8, fp8 ? 3 : 7, 6);
   run(s, [&] {
     lf::status st{};
-    return lf::dot(mu, std::span<const lf::fp8_e4m3>(a), std::span<const lf::fp8_e4m3>(b), lf::fp32(0.0f), &st)
-        .bits();
+    return lf::dot(mu, std::span<const lf::fp<F>>(a), std::span<const lf::fp<F>>(b), lf::fp32(0.0f), &st).bits();
   });
+}
+
+/// Registers lf/mu/<name> for every block-FMA preset (lf::matrix_unit_presets) on its input format.
+void register_every_preset() {
+  for (const auto& p : lf::matrix_unit_presets) {
+    const std::string name = "lf/mu/" + std::string(p.name);
+    const lf::format in = p.unit.input;
+    if (p.unit.model == lf::matrix_unit_model::cuda_core_fma) continue;  // registered above, fp16 data
+    if (in == lf::binary16) benchmark::RegisterBenchmark(name.c_str(), bm_mu_own<lf::binary16>, p.unit);
+    else if (in == lf::bfloat16) benchmark::RegisterBenchmark(name.c_str(), bm_mu_own<lf::bfloat16>, p.unit);
+    else if (in == lf::tfloat32) benchmark::RegisterBenchmark(name.c_str(), bm_mu_own<lf::tfloat32>, p.unit);
+    else if (in == lf::float8_e4m3fn) benchmark::RegisterBenchmark(name.c_str(), bm_mu_own<lf::float8_e4m3fn>, p.unit);
+  }
 }
 
 void bm_exact_fp16(benchmark::State& s) {
@@ -187,11 +205,7 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("lf/dot/fp16_pairwise", bm_lf_dot, lf::accumulations::fp16_pairwise);
   benchmark::RegisterBenchmark("lf/dot/fp16_kahan", bm_lf_dot, lf::accumulations::fp16_kahan);
   benchmark::RegisterBenchmark("lf/mu/cuda_core_fp32", bm_mu_fp16, lf::matrix_units::cuda_core_fp32);
-  benchmark::RegisterBenchmark("lf/mu/volta_fp16", bm_mu_fp16, lf::matrix_units::volta_fp16);
-  benchmark::RegisterBenchmark("lf/mu/ampere_fp16", bm_mu_fp16, lf::matrix_units::ampere_fp16);
-  benchmark::RegisterBenchmark("lf/mu/hopper_fp16", bm_mu_fp16, lf::matrix_units::hopper_fp16);
-  benchmark::RegisterBenchmark("lf/mu/hopper_fp8", bm_mu_e4m3, lf::matrix_units::hopper_fp8);
-  benchmark::RegisterBenchmark("lf/mu/deepseek_fp8_promote128", bm_mu_e4m3, lf::matrix_units::deepseek_fp8_promote128);
+  register_every_preset();
   benchmark::RegisterBenchmark("lf/exact/dot/fp16", bm_exact_fp16);
   benchmark::RegisterBenchmark("lf/exact/dot/e4m3", bm_exact_e4m3);
   benchmark::Initialize(&argc, argv);

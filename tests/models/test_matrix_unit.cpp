@@ -408,7 +408,7 @@ TEST_CASE("H100 FP8: c = 1 plus 32 products 2^-7 * 2^-7 stays 1.0 (exact 1.00195
     // DeepSeek-V3: the tensor core sums the 32 products from 0 (grid 2^-25: exact, 2^-9), the
     // CUDA cores add that to the FP32 accumulator 1: 1 + 2^-9.
     CHECK(value_of(lf::dot(units::deepseek_fp8_promote128, a, a, lf::fp32(1.0f))) == 1.001953125);
-    // Blackwell's mma.sync sums exactly and rounds once (nearest even): exact here. The CUDA-core fma chain too.
+    // Blackwell's mma.sync keeps F = 48 and rounds once (nearest even): exact here. The CUDA-core fma chain too.
     CHECK(value_of(lf::dot(units::blackwell_fp8, a, a, lf::fp32(1.0f))) == 1.001953125);
     CHECK(value_of(lf::dot(units::cuda_core_fp32, a, a, lf::fp32(1.0f))) == 1.001953125);
   }
