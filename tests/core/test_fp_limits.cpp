@@ -33,17 +33,37 @@ using boost::multiprecision::cpp_int;
 using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 
-/// A format's parameters from its field widths alone (IEEE 754-2019 §3.3 for the IEEE layout;
-/// the OCP FP8 "fn" layout keeps the all-ones exponent for finite values, so emax is one larger
-/// and the all-ones significand there is the NaN).
+/// How the format encodes non-finite values, as the specs describe the layouts.
+enum class layout { ieee, nan_only, finite_only, fnuz, exponent_only };
+
+/// A format's parameters from its field widths and bias alone (IEEE 754-2019 §3.3 for the IEEE
+/// layout; the OCP FP8 "fn" layout keeps the all-ones exponent for finite values, so emax is one
+/// larger and the all-ones significand there is the NaN; OCP MX FP6/FP4 (finite only) and FNUZ
+/// (NaN at -0) keep every all-ones encoding finite; OCP MX E8M0 is exponent only: field e is
+/// 2^(e - bias) from e = 0, and all ones is the NaN).
 struct params {
   int w, p;
-  bool nan_only;
-  int bias() const { return (1 << (w - 1)) - 1; }
-  int emin() const { return 1 - bias(); }
-  int emax() const { return (nan_only ? (1 << w) - 1 : (1 << w) - 2) - bias(); }
-  u64 max_sig() const { return (u64{1} << p) - (nan_only ? 2 : 1); }
+  layout kind;
+  int bias_;
+  int bias() const { return bias_; }
+  int emin() const { return (kind == layout::exponent_only ? 0 : 1) - bias(); }
+  int emax() const { return (kind == layout::ieee ? (1 << w) - 2 : (1 << w) - 1) - bias(); }
+  /// max finite = max_sig() * 2^max_q()
+  u64 max_sig() const {
+    if (kind == layout::exponent_only) return 1;
+    return (u64{1} << p) - (kind == layout::nan_only ? 2 : 1);
+  }
+  int max_q() const { return kind == layout::exponent_only ? emax() - 1 : emax() - p + 1; }
 };
+
+params params_of(const lf::format& f) {
+  layout k = layout::ieee;
+  if (f.precision == 1) k = layout::exponent_only;
+  else if (f.kind == lf::nonfinite::nan_only) k = layout::nan_only;
+  else if (f.kind == lf::nonfinite::finite_only) k = layout::finite_only;
+  else if (f.kind == lf::nonfinite::fnuz) k = layout::fnuz;
+  return {f.exponent_bits, f.precision, k, f.exponent_bias};
+}
 
 cpp_int pow10(int k) { return boost::multiprecision::pow(cpp_int(10), static_cast<unsigned>(k)); }
 
@@ -72,7 +92,7 @@ struct decimal_members {
 
 decimal_members reference(const params& f) {
   decimal_members r{};
-  r.max_exponent10 = largest_pow10_at_most(f.max_sig(), f.emax() - f.p + 1);  // 10^k <= max finite
+  r.max_exponent10 = largest_pow10_at_most(f.max_sig(), f.max_q());  // 10^k <= max finite
   r.min_exponent10 = -largest_pow10_at_most(1, -f.emin());  // 10^k >= 2^emin  <=>  10^-k <= 2^-emin
   r.digits10 = largest_pow10_at_most(1, f.p - 1);            // floor((p - 1) log10 2)
   // ceil(1 + p log10 2) = 1 + the smallest j with 10^j > 2^p (never equal: 2^p is not a power of 10)
@@ -109,14 +129,18 @@ void check_format(const params& f) {
   CHECK(L::max_digits10 == r.max_digits10);
   CHECK(L::min_exponent10 == r.min_exponent10);
   CHECK(L::max_exponent10 == r.max_exponent10);
-  // max(): exponent field all ones less one (IEEE) or all ones with the largest non-NaN fraction.
+  // max(): exponent field all ones less one (IEEE), all ones with the largest non-NaN fraction
+  // (nan_only), all ones (finite_only, fnuz), the field below the NaN (exponent only).
   const u64 frac_mask = (u64{1} << (f.p - 1)) - 1;
   const u64 e_top = (u64{1} << f.w) - 1;
-  const u64 max_bits = f.nan_only ? (e_top << (f.p - 1)) | (frac_mask - 1) : ((e_top - 1) << (f.p - 1)) | frac_mask;
+  u64 max_bits = ((e_top - 1) << (f.p - 1)) | frac_mask;
+  if (f.kind == layout::nan_only) max_bits = (e_top << (f.p - 1)) | (frac_mask - 1);
+  if (f.kind == layout::finite_only || f.kind == layout::fnuz) max_bits = (e_top << (f.p - 1)) | frac_mask;
+  if (f.kind == layout::exponent_only) max_bits = e_top - 1;
   CHECK(L::max().bits() == max_bits);
   const double dmax = static_cast<double>(L::max());
   if (fits_binary64(f)) {
-    CHECK(equals_exactly(dmax, f.max_sig(), f.emax() - f.p + 1));
+    CHECK(equals_exactly(dmax, f.max_sig(), f.max_q()));
     CHECK(equals_exactly(static_cast<double>(L::min()), 1, f.emin()));
   } else {
     // Rounded to nearest even: beyond binary64's max finite + ulp/2 (2^1024 - 2^970) it is +inf.
@@ -132,22 +156,21 @@ constexpr lf::format custom_formats[] = {
     {11, 53, lf::nonfinite::nan_only},        {12, 4}, {12, 52}, {13, 7},  {14, 3, lf::nonfinite::nan_only},
     {15, 49}, {15, 48, lf::nonfinite::nan_only}, {15, 2}, {4, 2},  {3, 5},  {6, 2, lf::nonfinite::nan_only},
     {7, 25},  {10, 53}, {4, 8, lf::nonfinite::nan_only},
+    // the kinds of OCP MX and FNUZ on other widths: finite only, NaN at -0 (with explicit biases),
+    // exponent only
+    {3, 4, lf::nonfinite::finite_only}, {5, 3, lf::nonfinite::finite_only}, {6, 6, lf::nonfinite::fnuz},
+    {4, 4, lf::nonfinite::fnuz, 3},     {5, 3, lf::nonfinite::fnuz, 20},    {5, 1, lf::nonfinite::nan_only},
+    {10, 1, lf::nonfinite::nan_only},
 };
-static_assert(std::size(custom_formats) == 30);
+static_assert(std::size(custom_formats) == 37);
 
 template <std::size_t... I>
 void check_named(std::index_sequence<I...>) {
-  (check_format<lf::named_formats[I].fmt>(
-       params{lf::named_formats[I].fmt.exponent_bits, lf::named_formats[I].fmt.precision,
-              lf::named_formats[I].fmt.kind == lf::nonfinite::nan_only}),
-   ...);
+  (check_format<lf::named_formats[I].fmt>(params_of(lf::named_formats[I].fmt)), ...);
 }
 template <std::size_t... I>
 void check_custom(std::index_sequence<I...>) {
-  (check_format<custom_formats[I]>(
-       params{custom_formats[I].exponent_bits, custom_formats[I].precision,
-              custom_formats[I].kind == lf::nonfinite::nan_only}),
-   ...);
+  (check_format<custom_formats[I]>(params_of(custom_formats[I])), ...);
 }
 
 }  // namespace
@@ -176,9 +199,9 @@ TEST_CASE("the exact floor(log10) behind the members: every valid format's max f
       for (bool nan_only : {false, true}) {
         const lf::format fmt{w, p, nan_only ? lf::nonfinite::nan_only : lf::nonfinite::ieee};
         if (!fmt.valid()) continue;
-        const params f{w, p, nan_only};
+        const params f = params_of(fmt);
         const decimal_members r = reference(f);
-        bad += lf::detail::floor_log10_scaled(f.max_sig(), f.emax() - p + 1) != r.max_exponent10;
+        bad += lf::detail::floor_log10_scaled(f.max_sig(), f.max_q()) != r.max_exponent10;
         bad += -lf::detail::floor_log10_scaled(1, -f.emin()) != r.min_exponent10;
         ++checked;
       }

@@ -53,7 +53,12 @@ struct params {
   u64 field_max() const { return (u64{1} << w) - 1; }
   u64 frac_max() const { return (u64{1} << (p - 1)) - 1; }
   /// max finite = M * 2^(emax - p + 1): 1.1...1 (IEEE), 1.1...10 (no infinity: 1.1...1 is NaN).
-  cpp_int max_sig() const { return (cpp_int(1) << p) - (ieee ? 1 : 2); }
+  cpp_int max_sig() const {
+    cpp_int m = 1;  // (built in steps: GCC 12 -O3 warns falsely of an uninitialized limb in the one-liner)
+    m <<= p;
+    m -= ieee ? 1 : 2;
+    return m;
+  }
 };
 params of(const lf::format& f) { return {f.exponent_bits, f.precision, f.kind == lf::nonfinite::ieee}; }
 

@@ -113,7 +113,10 @@ LIBFLOAT_INLINE constexpr bits_t round_exact(const format& f, const exact_value<
 
 /// True when every finite value of f is an integer multiple of its smallest subnormal that fits,
 /// with a carry, in a 63-bit magnitude: binary16 needs 42 bits, the FP8 formats fewer.
-constexpr bool fits_fixed_point(const format& f) { return f.emax() - f.emin() + f.precision + 2 <= 62; }
+/// (Not an exponent-only format: its field 0 is a normal, not a subnormal.)
+constexpr bool fits_fixed_point(const format& f) {
+  return f.has_subnormals() && f.emax() - f.emin() + f.precision + 2 <= 62;
+}
 
 /// IEEE 754-2019 §6.3: an exact zero sum of opposite-signed operands is +0, or -0 when rounding
 /// downward.
@@ -191,10 +194,28 @@ constexpr U sqrt_32_more_bits(U N, U root, U& rem) {
 }  // namespace detail
 
 // ---- sign operations (IEEE 754-2019 §5.5.1: quiet, bit-level, no flags) ---------------------
+// Where the sign bit is not free to flip: in a fnuz format zero has no negative and the NaN is the
+// negative-zero encoding, so both keep their encoding; an exponent-only format (E8M0) has no sign,
+// and the negation of a number gives its NaN (it raises nothing: these operations are quiet).
 
-constexpr bits_t neg(const format& f, bits_t a) { return a ^ f.sign_mask(); }
-constexpr bits_t abs(const format& f, bits_t a) { return a & ~f.sign_mask(); }
+namespace detail {
+/// fnuz zero or NaN: the two encodings whose sign bit is not a sign.
+constexpr bool fnuz_unsigned_encoding(const format& f, bits_t a) {
+  return f.kind == nonfinite::fnuz && (a & ~f.sign_mask() & f.encoding_mask()) == 0;
+}
+}  // namespace detail
+
+constexpr bits_t neg(const format& f, bits_t a) {
+  if (!f.has_sign()) return detail::is_nan_bits(f, a) ? a : f.default_nan_bits();
+  if (detail::fnuz_unsigned_encoding(f, a)) return a;
+  return a ^ f.sign_mask();
+}
+constexpr bits_t abs(const format& f, bits_t a) {
+  if (detail::fnuz_unsigned_encoding(f, a)) return a;
+  return a & ~f.sign_mask();
+}
 constexpr bits_t copysign(const format& f, bits_t a, bits_t b) {
+  if (detail::fnuz_unsigned_encoding(f, a)) return a;
   return (a & ~f.sign_mask()) | (b & f.sign_mask());
 }
 
@@ -299,7 +320,19 @@ LIBFLOAT_INLINE constexpr bits_t add_impl(const format& f, bits_t a, bits_t b, c
   exact_value<U> s;
   if constexpr (FC != format{}) s = exact_add<U, FC.precision>(x.negative, x.exp, x.sig, y.negative, y.exp, y.sig);
   else s = exact_add<U>(x.negative, x.exp, x.sig, y.negative, y.exp, y.sig);
-  if (s.sig == 0 && !s.sticky) return zero_bits(f, exact_zero_sum_sign(e.mode));
+  if (s.sig == 0 && !s.sticky) return zero_result(f, exact_zero_sum_sign(e.mode), st);
+  return round_exact(f, s, e, st);
+}
+
+/// §5.4.1 subtraction in a format without a sign bit (exponent-only): b's sign cannot be flipped
+/// in its encoding, so the difference is formed from the unpacked operands. A zero or negative
+/// difference has no encoding (round_pack: NaN and invalid).
+template <typename U>
+constexpr bits_t sub_unsigned(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  const unpacked x = unpack(f, a), y = unpack(f, b);
+  if (x.is_nan() || y.is_nan()) return propagate_nan(f, a, b, st);
+  const exact_value<U> s = exact_add<U>(false, x.exp, U{x.sig}, true, y.exp, U{y.sig});
+  if (s.sig == 0 && !s.sticky) return zero_result(f, false, st);
   return round_exact(f, s, e, st);
 }
 
@@ -409,13 +442,13 @@ LIBFLOAT_INLINE constexpr bits_t fma_impl(const format& f, bits_t a, bits_t b, b
   }
   if (z.kind == kind::infinite) return c;
   if (pzero) {
-    if (z.kind == kind::zero) return zero_bits(f, z.negative == pneg ? pneg : exact_zero_sum_sign(e.mode));
+    if (z.kind == kind::zero) return zero_bits(f, z.negative == pneg ? pneg : exact_zero_sum_sign(e.mode));  // (formats with zero)
     return round_pack(f, z.negative, z.exp, z.sig, false, e, st);
   }
   const U prod = U{x.sig} * y.sig;
   if (z.kind == kind::zero) return round_pack(f, pneg, x.exp + y.exp, prod, false, e, st);
   const exact_value<U> s = exact_add<U>(pneg, x.exp + y.exp, prod, z.negative, z.exp, z.sig);
-  if (s.sig == 0 && !s.sticky) return zero_bits(f, exact_zero_sum_sign(e.mode));
+  if (s.sig == 0 && !s.sticky) return zero_result(f, exact_zero_sum_sign(e.mode), st);
   return round_exact(f, s, e, st);
 }
 
@@ -438,7 +471,10 @@ LIBFLOAT_INLINE constexpr bits_t add_inline(const format& f, bits_t a, bits_t b,
 }
 template <format FC = format{}>
 LIBFLOAT_INLINE constexpr bits_t sub_inline(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  return add_inline<FC>(f, a, is_nan_bits(f, b) ? b : b ^ f.sign_mask(), e, st);  // a NaN b keeps its sign
+  if (!f.has_sign()) [[unlikely]] return LIBFLOAT_DISPATCH(sub_unsigned, f, a, b, e, st);
+  // a NaN b keeps its sign; a fnuz zero stays +0 (lf::neg)
+  if (f.kind == nonfinite::fnuz) return add_inline<FC>(f, a, is_nan_bits(f, b) ? b : neg(f, b), e, st);
+  return add_inline<FC>(f, a, is_nan_bits(f, b) ? b : b ^ f.sign_mask(), e, st);
 }
 template <format FC = format{}>
 LIBFLOAT_INLINE constexpr bits_t mul_inline(const format& f, bits_t a, bits_t b, const env& e, status& st) {
@@ -539,7 +575,7 @@ constexpr bits_t rem(const format& f, bits_t a, bits_t b, const env& e, status& 
     r = Y - R;
     negative = !negative;
   }
-  if (r == 0) return zero_bits(f, x.negative);
+  if (r == 0) return zero_result(f, x.negative, st);
   return round_pack(f, negative, m, r, false, e, st);
 }
 
@@ -560,7 +596,7 @@ constexpr bits_t round_to_integral(const format& f, bits_t a, const env& e, bool
   if (x.exp >= 0) return a;
   const integer_rounding r = round_integer(x.negative, x.exp, x.sig, e.mode, e.random);
   if (r.inexact && exact) st |= status::inexact;
-  if (r.magnitude == 0) return zero_bits(f, x.negative);
+  if (r.magnitude == 0) return zero_result(f, x.negative, st);
   status over{};
   const bits_t b = round_pack(f, x.negative, 0, r.magnitude, false, e, over);  // exact unless it overflows
   if (!has(over, status::overflow)) return b;
@@ -577,6 +613,10 @@ constexpr bits_t round_to_integral(const format& f, bits_t a, const env& e, bool
 /// §5.4.2 convertFormat: from format `from` to format `to`, correctly rounded. NaN payloads keep
 /// their leading bits (SoftFloat's rule), are quieted, and a signaling NaN raises invalid.
 /// Infinity into a format without one gives NaN and invalid, or max finite under saturation.
+/// Into a finite_only format (no NaN, no infinity) a NaN or an infinity gives max finite of its
+/// sign and raises invalid (the OCP MX spec leaves it open; see lf::nonfinite::finite_only). Into
+/// an exponent-only format (E8M0: no sign, no zero) a zero or a negative value gives the NaN and
+/// raises invalid.
 constexpr bits_t convert(const format& to, const format& from, bits_t a, const env& e, status& st) {
   using namespace detail;
   const unpacked x = unpack(from, a, daz(e));
@@ -585,17 +625,22 @@ constexpr bits_t convert(const format& to, const format& from, bits_t a, const e
       st |= status::invalid;
       [[fallthrough]];
     case kind::quiet_nan: {
-      if (to.kind == nonfinite::nan_only) return sign_bit(to, x.negative) | to.infinity_bits();
+      if (to.kind == nonfinite::finite_only) st |= status::invalid;
+      if (to.kind != nonfinite::ieee) return to.nan_bits(x.negative);
       // payload aligned at the top of the fraction field
       const int fb = from.fraction_bits(), tb = to.fraction_bits();
       const bits_t payload = fb >= tb ? x.sig >> (fb - tb) : x.sig << (tb - fb);
       return sign_bit(to, x.negative) | to.exponent_mask() | to.quiet_bit() | (payload & to.fraction_mask());
     }
     case kind::infinite:
+      if (x.negative && !to.has_sign()) return invalid_nan(to, st);
       if (e.policy.overflow == overflow_policy::saturate) return sign_bit(to, x.negative) | to.max_finite_bits();
-      if (!to.has_infinity()) return sign_bit(to, x.negative) | (invalid_nan(to, st) & ~to.sign_mask());
+      if (!to.has_infinity()) {
+        st |= status::invalid;
+        return to.nan_bits(x.negative);
+      }
       return infinity(to, x.negative);
-    case kind::zero: return zero_bits(to, x.negative);
+    case kind::zero: return zero_result(to, x.negative, st);
     case kind::finite: break;
   }
   return round_pack(to, x.negative, x.exp, x.sig, false, e, st);
@@ -723,6 +768,7 @@ constexpr fp_class classify(const format& f, bits_t a) {
   const bool n = (a & f.sign_mask()) != 0;
   const bits_t mag = a & ~f.sign_mask() & f.encoding_mask();
   if (f.kind == nonfinite::ieee && mag == f.exponent_mask()) return n ? fp_class::negative_infinity : fp_class::positive_infinity;
+  if (!f.has_subnormals()) return fp_class::positive_normal;  // exponent-only: every number is a normal
   if (mag == 0) return n ? fp_class::negative_zero : fp_class::positive_zero;
   if ((mag & f.exponent_mask()) == 0) return n ? fp_class::negative_subnormal : fp_class::positive_subnormal;
   return n ? fp_class::negative_normal : fp_class::positive_normal;
@@ -744,25 +790,30 @@ constexpr std::string_view class_name(fp_class c) {
   return "?";
 }
 
-/// §5.3.1 nextUp: the least value greater than a. nextUp(-min subnormal) = -0; a NaN is
-/// returned quieted (invalid if signaling). A format without infinity has nothing above max
-/// finite: nextUp(max) gives its NaN.
+/// §5.3.1 nextUp: the least value greater than a. nextUp(-min subnormal) = -0 (+0 in a fnuz
+/// format); a NaN is returned quieted (invalid if signaling). A format without infinity has nothing
+/// above max finite: nextUp(max) gives its NaN, or max itself in a finite_only format (no NaN).
 constexpr bits_t next_up(const format& f, bits_t a, status& st) {
   if (detail::is_nan_bits(f, a)) return detail::propagate_nan(f, a, a, st);
   const bits_t mag = a & ~f.sign_mask() & f.encoding_mask();
   const bool n = (a & f.sign_mask()) != 0;
+  if (!f.has_zero()) return mag == f.max_finite_bits() ? f.default_nan_bits() : a + 1;  // exponent-only
   if (mag == 0) return f.min_subnormal_bits();
   if (!n) {
     if (f.kind == nonfinite::ieee && mag == f.exponent_mask()) return a;  // +inf
+    if (f.kind == nonfinite::finite_only && mag == f.max_finite_bits()) return a;
+    if (f.kind == nonfinite::fnuz && mag == f.max_finite_bits()) return f.default_nan_bits();
     return a + 1;  // max finite + 1 is +inf (IEEE) or the NaN slot (nan_only)
   }
   if (f.kind == nonfinite::ieee && mag == f.exponent_mask()) return f.sign_mask() | f.max_finite_bits();
-  return mag == 1 ? f.sign_mask() : a - 1;
+  return mag == 1 ? detail::zero_bits(f, true) : a - 1;
 }
 
-/// §5.3.1 nextDown(a) = -nextUp(-a).
+/// §5.3.1 nextDown(a) = -nextUp(-a). In an exponent-only format (no sign) it is the next smaller
+/// power of two, and the NaN below the smallest.
 constexpr bits_t next_down(const format& f, bits_t a, status& st) {
   if (detail::is_nan_bits(f, a)) return detail::propagate_nan(f, a, a, st);
+  if (!f.has_sign()) return a == f.min_normal_bits() ? f.default_nan_bits() : a - 1;
   return neg(f, next_up(f, neg(f, a), st));
 }
 

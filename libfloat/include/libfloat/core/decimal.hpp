@@ -472,7 +472,7 @@ inline constexpr std::array<std::uint64_t, 20> pow10_u64 = [] {
 LIBFLOAT_INLINE bool convert_short(const format& f, bool negative, std::uint64_t D, std::int64_t E, const env& e, status& st,
                                    bits_t& r) {
   if (D == 0) {
-    r = zero_bits(f, negative);
+    r = zero_result(f, negative, st);
     return true;
   }
   const int T = parse_bits(f);
@@ -519,7 +519,7 @@ LIBFLOAT_INLINE bool convert_short(const format& f, bool negative, std::uint64_t
 }
 
 LIBFLOAT_INLINE bits_t convert_decimal(const format& f, const scanned& in, const env& e, status& st) {
-  if (in.significant == 0) return zero_bits(f, in.negative);
+  if (in.significant == 0) return zero_result(f, in.negative, st);
   bits_t r = 0;
   // 2. Fast path: at most 19 significant digits, value = mantissa * 10^E exactly; 64/128-bit
   //    arithmetic.
@@ -544,7 +544,7 @@ LIBFLOAT_INLINE bits_t convert_decimal(const format& f, const scanned& in, const
   const digit_string d{in.int_digits, in.frac_digits};
   std::size_t first = 0;
   while (first < d.size() && d[first] == '0') ++first;
-  if (first == d.size()) return zero_bits(f, in.negative);
+  if (first == d.size()) return zero_result(f, in.negative, st);
   // Up to 30 hex digits (>= 117 bits, more than p + 34) exactly; the rest only as sticky.
   const std::size_t keep = std::min<std::size_t>(d.size() - first, 30);
   u128 H = 0;
@@ -560,8 +560,11 @@ LIBFLOAT_INLINE bits_t convert_decimal(const format& f, const scanned& in, const
   return round_parsed(f, in.negative, static_cast<long>(exp), H, sticky, e, st);
 }
 
-inline bits_t quiet_nan_bits(const format& f, bool negative) {
-  return sign_bit(f, negative) | (f.kind == nonfinite::ieee ? f.exponent_mask() | f.quiet_bit() : f.infinity_bits());
+/// "nan" read into f: its quiet NaN of that sign; a finite_only format has none and raises invalid
+/// (max finite stands in for it, as convertFormat gives).
+inline bits_t quiet_nan_bits(const format& f, bool negative, status& st) {
+  if (!f.has_nan()) st |= status::invalid;
+  return f.nan_bits(negative);
 }
 
 }  // namespace detail
@@ -616,15 +619,13 @@ LIBFLOAT_INLINE bool scan_plain(std::string_view s, std::uint64_t& D, std::int64
   if (out.error.code != parse_errc::ok) return out;
   status st{};
   switch (in.kind) {
-    case scanned::what::quiet_nan: out.value = quiet_nan_bits(f, in.negative); break;
+    case scanned::what::quiet_nan: out.value = quiet_nan_bits(f, in.negative, st); break;
     case scanned::what::signaling_nan:
-      out.value = f.has_signaling_nan() ? sign_bit(f, in.negative) | f.exponent_mask() | 1 : quiet_nan_bits(f, in.negative);
+      out.value = f.has_signaling_nan() ? sign_bit(f, in.negative) | f.exponent_mask() | 1 : quiet_nan_bits(f, in.negative, st);
       break;
     case scanned::what::infinity:
       // As convertFormat from an infinity (arith.hpp convert).
-      if (e.policy.overflow == overflow_policy::saturate) out.value = sign_bit(f, in.negative) | f.max_finite_bits();
-      else if (!f.has_infinity()) out.value = sign_bit(f, in.negative) | (invalid_nan(f, st) & ~f.sign_mask());
-      else out.value = infinity(f, in.negative);
+      out.value = convert(f, binary64, sign_bit(binary64, in.negative) | binary64.infinity_bits(), e, st);
       break;
     case scanned::what::number:
       out.value = in.hex ? convert_hex(f, in, e, st) : convert_decimal(f, in, e, st);
@@ -693,7 +694,7 @@ namespace detail {
 
 /// "inf", "-inf", "nan", "-nan", "snan", "-snan", or nothing for a finite encoding.
 inline std::optional<std::string> nonfinite_text(const format& f, bits_t b) {
-  const bool negative = (b & f.sign_mask()) != 0;
+  const bool negative = (b & f.sign_mask()) != 0 && f.kind != nonfinite::fnuz;  // fnuz: its one NaN is unsigned
   std::string sign = negative ? "-" : "";
   if (is_snan_bits(f, b)) return sign + "snan";
   if (is_nan_bits(f, b)) return sign + "nan";

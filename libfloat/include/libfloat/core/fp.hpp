@@ -159,7 +159,7 @@ class fp {
     }
   }
 
-  constexpr fp operator-() const { return from_bits(static_cast<storage_type>(bits_ ^ F.sign_mask())); }
+  constexpr fp operator-() const { return from_bits(static_cast<storage_type>(lf::neg(F, bits_))); }
   constexpr fp operator+() const { return *this; }
 
   friend constexpr fp operator+(fp a, fp b) { return a.binary_op<op::add>(b); }
@@ -523,20 +523,19 @@ class std::numeric_limits<lf::fp<F>> {
   using T = lf::fp<F>;
   using S = typename T::storage_type;
   // The decimal members, exactly ([numeric.limits.members]), from floor(log10(x)) of exact values:
-  // max finite = (2^p - 1) * 2^(emax - p + 1), or (2^p - 2) * 2^(emax - p + 1) without infinity
-  // (the all-ones fraction of the top binade is the NaN); min normal = 2^emin.
-  static constexpr std::uint64_t max_significand =
-      (std::uint64_t{1} << F.precision) - (F.kind == lf::nonfinite::ieee ? 1 : 2);
+  // max finite = sig * 2^exp as its encoding unpacks (every kind: the top binade's all-ones fraction
+  // is finite in IEEE, finite_only and fnuz formats and the NaN in nan_only ones); min normal = 2^emin.
+  static constexpr lf::detail::unpacked max_unpacked = lf::detail::unpack(F, F.max_finite_bits());
 
  public:
   static constexpr bool is_specialized = true;
-  static constexpr bool is_signed = true;
+  static constexpr bool is_signed = F.has_sign();
   static constexpr bool is_integer = false;
   static constexpr bool is_exact = false;
   static constexpr bool has_infinity = F.has_infinity();
-  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_quiet_NaN = F.has_nan();
   static constexpr bool has_signaling_NaN = F.has_signaling_nan();
-  static constexpr std::float_denorm_style has_denorm = std::denorm_present;
+  static constexpr std::float_denorm_style has_denorm = F.has_subnormals() ? std::denorm_present : std::denorm_absent;
   static constexpr bool has_denorm_loss = false;
   static constexpr std::float_round_style round_style = std::round_to_nearest;
   /// Only the IEEE 754 interchange formats themselves (bfloat16, TF32 and FP8 are IEEE-style but
@@ -556,25 +555,29 @@ class std::numeric_limits<lf::fp<F>> {
   static constexpr int min_exponent10 = -lf::detail::floor_log10_scaled(1, -F.emin());
   static constexpr int max_exponent = F.emax() + 1;
   /// The largest k with 10^k <= max finite: floor(log10(max finite)).
-  static constexpr int max_exponent10 =
-      lf::detail::floor_log10_scaled(max_significand, F.emax() - F.precision + 1);
+  static constexpr int max_exponent10 = lf::detail::floor_log10_scaled(max_unpacked.sig, max_unpacked.exp);
   static constexpr bool traps = false;
   static constexpr bool tinyness_before = false;
 
   static constexpr T min() noexcept { return T::from_bits(static_cast<S>(F.min_normal_bits())); }
-  static constexpr T lowest() noexcept { return T::from_bits(static_cast<S>(F.sign_mask() | F.max_finite_bits())); }
+  /// -max; the smallest value 2^emin of an exponent-only (unsigned) format.
+  static constexpr T lowest() noexcept {
+    return T::from_bits(static_cast<S>(F.has_sign() ? F.sign_mask() | F.max_finite_bits() : F.min_normal_bits()));
+  }
   static constexpr T max() noexcept { return T::from_bits(static_cast<S>(F.max_finite_bits())); }
   /// 2^(1-p): the gap between 1 and the next value.
   static constexpr T epsilon() noexcept {
     lf::status ignored{};
     return T::from_bits(static_cast<S>(lf::detail::round_pack(F, false, 1 - F.precision, std::uint64_t{1}, false, lf::env{}, ignored)));
   }
-  static constexpr T round_error() noexcept { return T(0.5); }
-  /// +inf; a format without infinity returns its NaN (has_infinity is false).
+  /// 0.5 (1 in an exponent-only format, which has no 0.5 ulp of 1: its ulp of 1 is 1).
+  static constexpr T round_error() noexcept { return F.exponent_only() ? T(1.0) : T(0.5); }
+  /// +inf; a format without infinity returns what stands in for it (lf::format::infinity_bits:
+  /// its NaN, or max finite in a finite_only format; has_infinity is false).
   static constexpr T infinity() noexcept { return T::from_bits(static_cast<S>(F.infinity_bits())); }
-  static constexpr T quiet_NaN() noexcept {
-    return T::from_bits(static_cast<S>(F.kind == lf::nonfinite::ieee ? F.exponent_mask() | F.quiet_bit() : F.infinity_bits()));
-  }
+  /// The positive quiet NaN (fnuz: its one NaN; finite_only has none, has_quiet_NaN is false, and
+  /// this returns max finite, what stands in for it).
+  static constexpr T quiet_NaN() noexcept { return T::from_bits(static_cast<S>(F.nan_bits(false))); }
   /// The signaling NaN with the smallest payload; where there is none, the quiet NaN.
   static constexpr T signaling_NaN() noexcept {
     return has_signaling_NaN ? T::from_bits(static_cast<S>(F.exponent_mask() | 1)) : quiet_NaN();

@@ -87,6 +87,8 @@ using lane_uint = std::conditional_t<In == binary32, std::uint32_t, std::uint64_
 /// (p <= p_In - 2 keeps every shift below at least 1.)
 template <format F, format In>
 inline constexpr bool lane_supported = (In == binary32 || In == binary64) && F.valid() &&
+                                       (F.kind == nonfinite::ieee || F.kind == nonfinite::nan_only) &&
+                                       F.has_subnormals() &&
                                        F.precision <= In.precision - 2 && F.emin() >= In.emin() &&
                                        F.emax() <= In.emax();
 

@@ -127,8 +127,13 @@ struct unpacked {
 
 LIBFLOAT_INLINE constexpr bool is_nan_bits(const format& f, std::uint64_t a) {
   const std::uint64_t mag = a & ~f.sign_mask() & f.encoding_mask();
-  if (f.kind == nonfinite::ieee) return mag > f.exponent_mask();
-  return mag == (f.exponent_mask() | f.fraction_mask());
+  switch (f.kind) {
+    case nonfinite::ieee: return mag > f.exponent_mask();
+    case nonfinite::nan_only: return mag == (f.exponent_mask() | f.fraction_mask());
+    case nonfinite::finite_only: return false;
+    case nonfinite::fnuz: break;
+  }
+  return (a & f.encoding_mask()) == f.sign_mask();  // the negative-zero encoding
 }
 LIBFLOAT_INLINE constexpr bool is_snan_bits(const format& f, std::uint64_t a) {
   return f.kind == nonfinite::ieee && is_nan_bits(f, a) && !(a & f.quiet_bit());
@@ -150,9 +155,12 @@ LIBFLOAT_INLINE constexpr unpacked unpack(const format& f, std::uint64_t a, bool
       if (m == 0) return {kind::infinite, neg, 0, 0};
       return {(m & f.quiet_bit()) ? kind::quiet_nan : kind::signaling_nan, neg, 0, m};
     }
-    if (m == f.fraction_mask()) return {kind::quiet_nan, neg, 0, m};  // nan_only: the one NaN
+    if (f.kind == nonfinite::nan_only && m == f.fraction_mask()) return {kind::quiet_nan, neg, 0, m};  // the one NaN
   }
-  if (e == 0) {
+  // fnuz: the negative-zero encoding is the NaN. (An exponent-only format has no zero: its field 0
+  // is the smallest normal, 2^emin.)
+  if (f.kind == nonfinite::fnuz && neg && e == 0 && m == 0) return {kind::quiet_nan, true, 0, 0};
+  if (e == 0 && f.has_subnormals()) {
     if (m == 0 || daz) return {kind::zero, neg, 0, 0};
     return {kind::finite, neg, f.emin() - f.fraction_bits(), m};
   }
@@ -161,7 +169,20 @@ LIBFLOAT_INLINE constexpr unpacked unpack(const format& f, std::uint64_t a, bool
 }
 
 LIBFLOAT_INLINE constexpr std::uint64_t sign_bit(const format& f, bool negative) { return negative ? f.sign_mask() : 0; }
-LIBFLOAT_INLINE constexpr std::uint64_t zero_bits(const format& f, bool negative) { return sign_bit(f, negative); }
+/// A zero of the given sign; +0 in a format without negative zero (fnuz). An exponent-only format
+/// has no zero at all: callers that can produce one use zero_result.
+LIBFLOAT_INLINE constexpr std::uint64_t zero_bits(const format& f, bool negative) {
+  return sign_bit(f, negative && f.has_negative_zero());
+}
+/// An exact zero result of an operation: zero_bits, except that a format without zero
+/// (exponent-only) gives its NaN and raises invalid, as for any result it cannot represent.
+LIBFLOAT_INLINE constexpr std::uint64_t zero_result(const format& f, bool negative, status& st) {
+  if (!f.has_zero()) [[unlikely]] {
+    st |= status::invalid;
+    return f.default_nan_bits();
+  }
+  return zero_bits(f, negative);
+}
 
 /// The value an overflow produces (IEEE 754-2019 §7.4) under the given direction and policy.
 constexpr std::uint64_t overflow_result(const format& f, bool negative, rounding mode, const policy& pol) {
@@ -176,8 +197,55 @@ constexpr std::uint64_t overflow_result(const format& f, bool negative, rounding
     case rounding::odd: to_infinity = false; break;  // SoftFloat: round-to-odd overflows to max finite
   }
   if (pol.overflow == overflow_policy::saturate) to_infinity = false;
-  // A format without infinity has only NaN beyond its range (OCP FP8 E4M3, non-saturating).
+  // A format without infinity has only NaN beyond its range (OCP FP8 E4M3, non-saturating; fnuz's
+  // NaN is its sign bit), or, finite_only, max finite itself (infinity_bits says which).
   return sign_bit(f, negative) | (to_infinity ? f.infinity_bits() : f.max_finite_bits());
+}
+
+/// The core's decision for an exponent-only format (precision 1: OCP MX E8M0; see lf::format):
+/// positive powers of two 2^emin .. 2^(emax-1), NaN all ones, no sign, no zero, no subnormals.
+///  1. Zero and negative values have no encoding: NaN and invalid.
+///  2. Round to one significant bit with an unbounded exponent (round_step: the same decision as
+///     every format, so every mode, stochastic included): 2^E or 2^(E+1), where 2^E <= x < 2^(E+1).
+///  3. Overflow (§7.4) as in round_pack: from 2^emax up (the NaN slot); the mode's overflow value.
+///  4. Below 2^emin there is nothing but 2^emin itself, the nearest representable value from
+///     below: it is the result in every mode, with underflow and inexact (there is no zero to
+///     flush to, so the subnormal policies change nothing).
+template <typename U>
+constexpr std::uint64_t round_pack_exponent_only(const format& f, bool negative, int exp, U sig, bool sticky,
+                                                 const env& e, status& st) {
+  // 1.
+  if ((sig == 0 && !sticky) || negative) {
+    st |= status::invalid;
+    return f.default_nan_bits();
+  }
+  // 2. Widen so that the kept bit has two bits below it, then fold sticky in (see round_pack).
+  int w = bit_width(sig);
+  if (w < 3) {
+    sig <<= 3 - w;
+    exp -= 3 - w;
+    w = 3;
+  }
+  sig = (sig << 1) | U{sticky};
+  exp -= 1;
+  w += 1;
+  const int E = exp + w - 1;
+  const step<U> d = round_step(sig, w - 1, false, e.mode, e.random);
+  const int Er = E + (d.kept >= 2 ? 1 : 0);
+  // 3.
+  if (Er >= f.emax()) {
+    st |= status::overflow | status::inexact;
+    return overflow_result(f, false, e.mode, e.policy);
+  }
+  // 4.
+  if (Er < f.emin()) {
+    st |= status::underflow | status::inexact;
+    return f.min_normal_bits();
+  }
+  // Tininess before rounding (§7.5): x < 2^emin that rounded up to 2^emin.
+  if (d.inexact && E < f.emin() && e.policy.tininess == tininess::before_rounding) st |= status::underflow;
+  if (d.inexact) st |= status::inexact;
+  return static_cast<std::uint64_t>(Er - f.emin());
 }
 
 /// THE rounding core. Rounds x = (-1)^negative * (sig + s) * 2^exp (see the file comment) to
@@ -214,6 +282,7 @@ template <typename U, bool OnGrid = false>
 LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negative, int exp, U sig, bool sticky, const env& e,
                                    status& st) {
   const int p = f.precision;
+  if (f.exponent_only()) [[unlikely]] return round_pack_exponent_only(f, negative, exp, sig, sticky, e, st);
   if (!OnGrid && sig == 0 && !sticky) return zero_bits(f, negative);
   // 1.
   int w = bit_width(sig);
@@ -234,7 +303,7 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
   // significand, whose hidden bit adds the missing one and whose carry out (kept == 2^p) the
   // next binade, so a carry needs no test. Only a carry from emax can overflow: it reaches the
   // infinity encoding. (The steps below compute the same for these values.)
-  const int emax_fast = f.kind == nonfinite::ieee ? f.emax() : f.emax() - 1;
+  const int emax_fast = f.kind == nonfinite::ieee ? f.emax() : f.emax() - 1;  // (other kinds: top binade below)
   if (static_cast<unsigned>(E - f.emin()) <= static_cast<unsigned>(emax_fast - f.emin())) [[likely]] {
     const step<U> d = round_step(sig, w - p, negative, e.mode, e.random);
     const std::uint64_t mag =
@@ -264,6 +333,7 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
     // With no infinity, the all-ones significand at emax is the NaN slot: its value exists only
     // with an unbounded exponent, so rounding to it is an overflow (step 5).
     const bool over = Er > f.emax() || (f.kind == nonfinite::nan_only && Er == f.emax() && kept == top - 1);
+    // (finite_only and fnuz: the whole top binade is finite, S.1..1.1..1 included.)
     if (over) {
       st |= status::overflow | status::inexact;
       return overflow_result(f, negative, e.mode, e.policy);
@@ -286,7 +356,9 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_pack(const format& f, bool negativ
   // Encoding: biased exponent minus one, shifted, plus the significand. The hidden bit of a normal
   // significand adds the missing one; a subnormal (q at the bottom of the range) adds nothing.
   const auto steps = static_cast<std::uint64_t>(q - (f.emin() - (p - 1)));
-  return sign_bit(f, negative) | ((steps << f.fraction_bits()) + static_cast<std::uint64_t>(kept));
+  const std::uint64_t mag = (steps << f.fraction_bits()) + static_cast<std::uint64_t>(kept);
+  // A result that rounded to zero is +0 where there is no -0 (fnuz: that encoding is the NaN).
+  return sign_bit(f, negative && (mag != 0 || f.has_negative_zero())) | mag;
 }
 
 /// round_pack for x = (-1)^negative * sig * 2^(emin - p + 1), sig > 0: an exact integer number
