@@ -47,13 +47,15 @@ struct params {
   int bias_;
   int bias() const { return bias_; }
   int emin() const { return (kind == layout::exponent_only ? 0 : 1) - bias(); }
-  int emax() const { return (kind == layout::ieee ? (1 << w) - 2 : (1 << w) - 1) - bias(); }
+  int emax() const {
+    return (kind == layout::ieee || kind == layout::exponent_only ? (1 << w) - 2 : (1 << w) - 1) - bias();
+  }
   /// max finite = max_sig() * 2^max_q()
   u64 max_sig() const {
     if (kind == layout::exponent_only) return 1;
     return (u64{1} << p) - (kind == layout::nan_only ? 2 : 1);
   }
-  int max_q() const { return kind == layout::exponent_only ? emax() - 1 : emax() - p + 1; }
+  int max_q() const { return emax() - p + 1; }
 };
 
 params params_of(const lf::format& f) {

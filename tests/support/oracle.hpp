@@ -1,18 +1,21 @@
 // tests/support/oracle.hpp: an exact-rational reference for IEEE 754-2019 rounding, written
 // independently of the library. Nothing here includes or calls libfloat: formats are described
-// by their spec parameters (p, emin, emax, width), values are exact
+// by their spec parameters (p, emin, emax, width, layout), values are exact
 // rationals over boost::multiprecision::cpp_int, and rounding is decided by comparing exact
 // remainders, not by guard/sticky bits.
 //
 // API (everything in namespace oracle):
-//   target                 a format: {p, emin, emax, bits, nan_only}; oracle::binary16, ... are the named ones
+//   target                 a format: {p, emin, emax, bits, nan_only[, layout]}; oracle::binary16, ... are the named ones
 //   mode                   nearest_even, nearest_away, toward_zero, upward, downward, odd
+//   policy                 tininess before rounding, flush-to-zero, denormals-are-zero, saturation (default: IEEE)
 //   flag::*                exception bits, TestFloat's values (0x01 inexact ... 0x10 invalid)
 //   exact                  (-1)^neg * num/den * 2^exp, or a zero/infinity; optionally "plus a tail"
-//   decode(t, bits)        an encoding as {nan, snan, exact}
-//   round(x, t, m)         THE reference rounding: exact -> {bits, flags}
+//   decode(t, bits[, daz]) an encoding as {nan, snan, exact}
+//   round(x, t, m[, pol])  THE reference rounding: exact -> {bits, flags}
 //   add sub mul div fma rem sqrt round_to_integral convert from_int to_int compare minimum ...
 //                          the IEEE operations with x86 SSE / TestFloat NaN rules (see each comment)
+//   prepare_* + finish     the same operations in two steps: the exact result (or a special one),
+//                          computed once, then rounded in any mode under any policy
 //
 // Conventions the library documents and the oracle reproduces (each is a *choice* IEEE leaves open):
 //   - NaN operands: the result is the first NaN operand, quieted; a signaling NaN raises invalid.
@@ -24,6 +27,35 @@
 //     OCP E4M3 (no infinity): |x| > 464 overflows under nearest_even (the tie 464 = 448 + ulp/2
 //     goes to the even 448), |x| >= 464 under nearest_away; an overflow gives NaN where IEEE would
 //     give infinity, and 448 where IEEE would give max finite.
+//
+// Layouts beyond IEEE and OCP "fn" (target::kind; the rules are the library's documented choices):
+//   - finite_only (OCP MX FP4 E2M1, FP6 E3M2/E2M3): every encoding is a finite number, the all-ones
+//     magnitude is max finite; -0 and subnormals exist. An overflow gives +-max with
+//     overflow|inexact in every mode. Where IEEE gives a NaN (invalid operation) the result is -max
+//     ("the default NaN"); where it gives an infinity, max of that sign (x/0: divide_by_zero).
+//     Converting a NaN gives max of the NaN's sign and raises invalid; an infinity gives +-max with
+//     invalid (under saturation: no flag).
+//   - fnuz (float8_e4m3fnuz, e5m2fnuz, e4m3b11fnuz): the one NaN is the negative-zero encoding
+//     1.0..0.0..0 (quiet); there is no -0 (a zero result is +0) and no infinity. An overflow that
+//     IEEE sends to infinity gives the NaN, otherwise +-max; x/0 gives the NaN with divide_by_zero.
+//     Converting a NaN gives the NaN (invalid only for a signaling one), an infinity the NaN with
+//     invalid (under saturation +-max, no flag).
+//   - exponent_only (OCP MX E8M0): no sign bit, field e = 0 .. 2^w - 2 is 2^(e - bias) (field 0 is
+//     the smallest value, not zero), all ones is the (quiet) NaN. A value is rounded to one
+//     significant bit with an unbounded exponent; a result whose rounded exponent is above emax
+//     overflows (NaN where IEEE gives infinity, else the largest value), one below emin gives the
+//     smallest value with underflow|inexact in every mode. Zero or negative results and operands
+//     and infinities are invalid (NaN); under saturation +inf converts to the largest value.
+//
+// Policies (policy): tininess_before decides tininess on the exact value (|x| < 2^emin);
+// flush_to_zero turns a tiny result (per the tininess rule, exact or not) into a zero of its sign
+// with underflow|inexact; denormals_are_zero reads subnormal operands as zeros of their sign; saturate
+// turns every overflow into +-max (still overflow|inexact) and a converted infinity into +-max
+// without a flag. An exponent-only format has no subnormals and no zero: the two subnormal
+// policies do not touch its operands or results.
+// round_to_integral: an integer above max finite overflows; where the overflow result would be
+// finite (directed modes, saturation, finite_only) it is the largest finite integer of the format,
+// so the result stays integral (the library's documented rule).
 #pragma once
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -71,33 +103,70 @@ inline constexpr std::uint8_t invalid = 0x10;
 
 // ---- formats ----------------------------------------------------------------------------------
 
+/// How the encodings beyond the ordinary finite numbers are laid out (see the file comment).
+enum class layout : std::uint8_t {
+  interchange,    ///< IEEE 754 (nan_only false) or OCP FP8 "fn" (nan_only true)
+  finite_only,    ///< every encoding finite, max = all-ones magnitude
+  fnuz,           ///< NaN = 1.0..0.0..0, no -0, no infinity, max = all-ones magnitude
+  exponent_only,  ///< p = 1, unsigned, 2^(e - bias) for e < 2^w - 1, NaN = all ones
+};
+
 /// A binary interchange-style format described by its spec parameters. The encoding is
 /// sign | biased exponent (bits - p bits, bias 1 - emin) | fraction (p - 1 bits).
 /// nan_only: no infinity; the only NaNs are S.11..1.11..1 and every other all-ones-exponent
 /// encoding is finite (OCP FP8 "fn"), which is why emax is one larger than in the IEEE layout.
+/// kind (default interchange) selects the other layouts; for them nan_only is false. An
+/// exponent_only target has no sign bit: bits = w, p = 1, bias = -emin.
 struct target {
   int p;
   int emin;
   int emax;
   int bits;
   bool nan_only;
+  layout kind = layout::interchange;
 
-  int w() const { return bits - p; }
-  int bias() const { return 1 - emin; }
-  std::uint64_t sign_mask() const { return std::uint64_t{1} << (bits - 1); }
+  bool exponent_only() const { return kind == layout::exponent_only; }
+  bool has_negative_zero() const { return kind == layout::interchange || kind == layout::finite_only; }
+  bool has_subnormals() const { return !exponent_only(); }
+  int w() const { return exponent_only() ? bits : bits - p; }
+  int bias() const { return exponent_only() ? -emin : 1 - emin; }
+  std::uint64_t sign_mask() const { return exponent_only() ? 0 : std::uint64_t{1} << (bits - 1); }
   std::uint64_t frac_mask() const { return (std::uint64_t{1} << (p - 1)) - 1; }
   std::uint64_t exp_field_max() const { return (std::uint64_t{1} << w()) - 1; }
   std::uint64_t mask() const { return bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1; }
-  std::uint64_t quiet_bit() const { return std::uint64_t{1} << (p - 2); }
-  /// The positive NaN of a nan_only format / the positive infinity of an IEEE one.
+  std::uint64_t quiet_bit() const { return p >= 2 ? std::uint64_t{1} << (p - 2) : 0; }
+  /// The positive NaN of a nan_only format / the positive infinity of an IEEE one; for the other
+  /// layouts what stands in for +infinity: max (finite_only), the NaN (fnuz, exponent_only).
   std::uint64_t top_bits() const {
+    switch (kind) {
+      case layout::interchange: break;
+      case layout::finite_only: return mask() & ~sign_mask();
+      case layout::fnuz: return sign_mask();
+      case layout::exponent_only: return mask();
+    }
     return nan_only ? (exp_field_max() << (p - 1)) | frac_mask() : exp_field_max() << (p - 1);
   }
+  /// The largest finite encoding, positive.
+  std::uint64_t max_bits() const {
+    switch (kind) {
+      case layout::interchange: break;
+      case layout::finite_only:
+      case layout::fnuz: return mask() & ~sign_mask();
+      case layout::exponent_only: return mask() - 1;
+    }
+    return top_bits() - 1;  // S.1..10.1..1 (IEEE) / S.1..1.1..10 (nan_only)
+  }
   std::uint64_t default_nan() const {
+    switch (kind) {
+      case layout::interchange: break;
+      case layout::finite_only: return sign_mask() | max_bits();  // -max stands in for the NaN
+      case layout::fnuz: return sign_mask();
+      case layout::exponent_only: return mask();
+    }
     return nan_only ? sign_mask() | top_bits() : sign_mask() | top_bits() | quiet_bit();
   }
-  /// Significand of the largest finite value: 2^p - 1 (IEEE) or 2^p - 2 (nan_only: the all-ones
-  /// significand at emax is the NaN).
+  /// Significand of the largest finite value: 2^p - 1 (IEEE, finite_only, fnuz, exponent_only) or
+  /// 2^p - 2 (nan_only: the all-ones significand at emax is the NaN).
   std::uint64_t max_sig() const {
     return nan_only ? (std::uint64_t{1} << p) - 2 : (std::uint64_t{1} << p) - 1;
   }
@@ -112,6 +181,37 @@ inline constexpr target binary64{53, -1022, 1023, 64, false};
 inline constexpr target tf32{11, -126, 127, 19, false};  // NVIDIA TF32 as a 19-bit encoding
 inline constexpr target e4m3{4, -6, 8, 8, true};         // OCP FP8 v1.0 E4M3: max 448, NaN S.1111.111
 inline constexpr target e5m2{3, -14, 15, 8, false};      // OCP FP8 v1.0 E5M2: IEEE-style, max 57344
+// OCP Microscaling (MX) v1.0 §5.3: finite only. E2M1 bias 1: 0.11.1 = 1.5 * 2^2 = 6; E3M2 bias 3:
+// 0.111.11 = 1.75 * 2^4 = 28; E2M3 bias 1: 0.11.111 = 1.875 * 2^2 = 7.5.
+inline constexpr target e2m1{2, 0, 2, 4, false, layout::finite_only};
+inline constexpr target e3m2{3, -2, 4, 6, false, layout::finite_only};
+inline constexpr target e2m3{4, 0, 2, 6, false, layout::finite_only};
+// fnuz (Graphcore arXiv 2206.02915, ml_dtypes): E4M3 bias 8 (emin 1 - 8, emax 15 - 8),
+// 0.1111.111 = 1.875 * 2^7 = 240; E5M2 bias 16, 0.11111.11 = 1.75 * 2^15 = 57344; E4M3 bias 11,
+// 0.1111.111 = 1.875 * 2^4 = 30.
+inline constexpr target e4m3fnuz{4, -7, 7, 8, false, layout::fnuz};
+inline constexpr target e5m2fnuz{3, -15, 15, 8, false, layout::fnuz};
+inline constexpr target e4m3b11fnuz{4, -10, 4, 8, false, layout::fnuz};
+// IEEE-style with infinities and NaNs (ml_dtypes float8_e4m3, float8_e3m4): bias 7, max
+// 0.1110.111 = 240; bias 3, max 0.110.1111 = 1.9375 * 2^3 = 15.5.
+inline constexpr target e4m3ieee{4, -6, 7, 8, false};
+inline constexpr target e3m4{5, -2, 3, 8, false};
+// OCP MX v1.0 §5.4.1 E8M0: bias 127, 2^-127 (0x00) .. 2^127 (0xFE), NaN 0xFF.
+inline constexpr target e8m0{1, -127, 127, 8, false, layout::exponent_only};
+
+/// The policies beside the rounding direction (see the file comment); the default is IEEE's.
+struct policy {
+  bool tininess_before = false;
+  bool flush_to_zero = false;
+  bool denormals_are_zero = false;
+  bool saturate = false;
+};
+
+/// An encoding and the exception flags an operation raised.
+struct result {
+  std::uint64_t bits;
+  std::uint8_t flags;
+};
 
 // ---- exact values -----------------------------------------------------------------------------
 
@@ -177,6 +277,7 @@ inline long msb(const cpp_int& v) { return static_cast<long>(boost::multiprecisi
 /// floor(log2(num/den * 2^exp)) for a finite nonzero value (a tail never changes it: the value
 /// stays below (num + 1) * 2^exp <= 2^(msb(num) + 1 + exp)).
 inline long floor_log2(const exact& x) {
+  if (x.den == 1) return msb(x.num) + x.exp;  // a dyadic value: the leading bit says it
   long k = msb(x.num) - msb(x.den);  // num/den in [2^(k-1), 2^(k+1))
   const bool below = k >= 0 ? x.num < (x.den << static_cast<unsigned>(k))
                             : (x.num << static_cast<unsigned>(-k)) < x.den;
@@ -196,6 +297,21 @@ inline cpp_int split(const exact& x, long q, part& f) {
     const cpp_int r = x.num - (I << sh);  // 0 <= r < 2^sh; half = 2^(sh-1) is an integer
     // r + t is never 0 and never exactly half: r < half gives r + t < half, r >= half gives more.
     f = r < (cpp_int(1) << (sh - 1)) ? part::below_half : part::above_half;
+    return I;
+  }
+  if (x.den == 1) {  // a dyadic value: shifts, no division
+    if (s >= 0) {
+      f = part::zero;
+      return x.num << static_cast<unsigned>(s);
+    }
+    const unsigned sh = static_cast<unsigned>(-s);
+    cpp_int I = x.num >> sh;
+    const cpp_int r = x.num - (I << sh);  // 0 <= r < 2^sh
+    if (r == 0) f = part::zero;
+    else {
+      const cpp_int half = cpp_int(1) << (sh - 1);
+      f = r < half ? part::below_half : r == half ? part::half : part::above_half;
+    }
     return I;
   }
   cpp_int n = x.num, d = x.den;
@@ -240,7 +356,7 @@ inline int compare_magnitude(const exact& x, const cpp_int& n, long e) {
   // num/den * 2^xe  vs  n * 2^e   <=>  num * 2^(xe - m)  vs  n * den * 2^(e - m), m = min
   const long m = std::min(x.exp, e);
   const cpp_int lhs = x.num << static_cast<unsigned>(x.exp - m);
-  const cpp_int rhs = (n * x.den) << static_cast<unsigned>(e - m);
+  const cpp_int rhs = (x.den == 1 ? n : cpp_int(n * x.den)) << static_cast<unsigned>(e - m);
   return lhs < rhs ? -1 : lhs == rhs ? 0 : 1;
 }
 
@@ -256,13 +372,23 @@ struct operand {
   exact value;
 };
 
-inline operand decode(const target& t, std::uint64_t bits) {
+/// daz: a subnormal reads as a zero of its sign (denormals-are-zero).
+inline operand decode(const target& t, std::uint64_t bits, bool daz = false) {
   operand o;
   bits &= t.mask();
   o.neg = (bits & t.sign_mask()) != 0;
+  if (t.exponent_only()) {  // the whole encoding is the exponent field
+    if (bits == t.exp_field_max()) o.nan = true;  // quiet: there is no fraction to tell
+    else o.value = exact::dyadic(false, cpp_int(1), static_cast<long>(bits) - t.bias());
+    return o;
+  }
+  if (t.kind == layout::fnuz && bits == t.sign_mask()) {  // 1.0..0.0..0: the NaN, quiet
+    o.nan = true;
+    return o;
+  }
   const std::uint64_t E = (bits >> (t.p - 1)) & t.exp_field_max();
   const std::uint64_t F = bits & t.frac_mask();
-  if (E == t.exp_field_max()) {
+  if (E == t.exp_field_max() && t.kind == layout::interchange) {
     if (t.nan_only) {
       if (F == t.frac_mask()) {
         o.nan = true;  // no signaling NaNs in a nan_only format
@@ -279,7 +405,7 @@ inline operand decode(const target& t, std::uint64_t bits) {
   }
   if (E == 0) {
     // subnormal or zero: F * 2^(emin - (p - 1))
-    o.value = exact::dyadic(o.neg, cpp_int(F), t.emin - (t.p - 1));
+    o.value = exact::dyadic(o.neg, daz ? cpp_int(0) : cpp_int(F), t.emin - (t.p - 1));
     return o;
   }
   const std::uint64_t sig = F | (std::uint64_t{1} << (t.p - 1));
@@ -287,25 +413,54 @@ inline operand decode(const target& t, std::uint64_t bits) {
   return o;
 }
 
+/// A NaN quieted: IEEE sets the quiet bit; the other layouts have one NaN per sign (or one in all).
 inline std::uint64_t quiet(const target& t, std::uint64_t nan_bits) {
-  return t.nan_only ? nan_bits : nan_bits | t.quiet_bit();
+  return t.nan_only || t.kind != layout::interchange ? nan_bits : nan_bits | t.quiet_bit();
 }
 inline bool is_nan(const target& t, std::uint64_t b) { return decode(t, b).nan; }
 
+namespace detail {
+/// An exact zero result of the given sign: +0 where there is no -0 (fnuz); an exponent-only format
+/// has no zero at all, so it is invalid and gives the NaN.
+inline result zero_result(const target& t, bool neg) {
+  if (t.exponent_only()) return {t.default_nan(), flag::invalid};
+  return {neg && t.has_negative_zero() ? t.sign_mask() : 0, flag::none};
+}
+}  // namespace detail
+
 // ---- THE reference rounding ------------------------------------------------------------------
 
-struct result {
-  std::uint64_t bits;
-  std::uint8_t flags;
-};
+namespace detail {
+/// Rounding into an exponent-only format (see the file comment): one significant bit, an
+/// unbounded exponent, then the range.
+inline result round_exponent_only(const exact& x, const target& t, mode m, const policy& pol) {
+  if (x.is_zero() || x.neg) return {t.default_nan(), flag::invalid};  // no zero, no sign
+  if (x.is_inf()) return {t.top_bits(), flag::none};                   // the NaN; callers add flags
+  const long E = floor_log2(x);
+  part f{};
+  const cpp_int R = round_at(x, E, m, f);  // 1 (2^E) or 2 (2^(E+1))
+  const bool inexact = f != part::zero;
+  const long Er = R == 2 ? E + 1 : E;
+  if (Er > t.emax) {
+    const bool to_top = !pol.saturate && (m == mode::nearest_even || m == mode::nearest_away || m == mode::upward);
+    return {to_top ? t.top_bits() : t.max_bits(), static_cast<std::uint8_t>(flag::overflow | flag::inexact)};
+  }
+  if (Er < t.emin) return {0, static_cast<std::uint8_t>(flag::underflow | flag::inexact)};  // 2^emin
+  std::uint8_t flags = inexact ? flag::inexact : flag::none;
+  if (inexact && pol.tininess_before && E < t.emin) flags |= flag::underflow;
+  return {static_cast<std::uint64_t>(Er + t.bias()), flags};
+}
+}  // namespace detail
 
 /// Rounds an exact value to format t in direction m, with IEEE 754-2019 flags (tininess after
-/// rounding). Zeros keep their sign; infinity gives infinity (or, without one, the NaN of that
-/// sign, no flag: the caller raises whatever the operation needs).
-inline result round(const exact& x, const target& t, mode m) {
+/// rounding unless the policy says before). Zeros keep their sign (+0 in fnuz); infinity gives
+/// infinity (or, without one, what stands in for it, no flag: the caller raises whatever the
+/// operation needs).
+inline result round(const exact& x, const target& t, mode m, const policy& pol = {}) {
+  if (t.exponent_only()) return detail::round_exponent_only(x, t, m, pol);
   const std::uint64_t sign = x.neg ? t.sign_mask() : 0;
-  if (x.is_zero()) return {sign, flag::none};
-  if (x.is_inf()) return {sign | t.top_bits(), flag::none};
+  if (x.is_zero()) return detail::zero_result(t, x.neg);
+  if (x.is_inf()) return {t.kind == layout::fnuz ? t.top_bits() : sign | t.top_bits(), flag::none};
 
   // 1. The exponent of the leading digit, and the quantum of the result's binade (the grid stops
   //    shrinking at emin: subnormals).
@@ -326,7 +481,7 @@ inline result round(const exact& x, const target& t, mode m) {
   const bool over =
       E >= t.emin && detail::compare_magnitude(exact::dyadic(false, R, q), cpp_int(t.max_sig()), ulp_max_exp) > 0;
   if (over) {
-    bool to_top = false;  // to infinity (IEEE) or to the NaN (nan_only)
+    bool to_top = false;  // to infinity (IEEE) or to the NaN (nan_only, fnuz)
     switch (m) {
       case mode::nearest_even:
       case mode::nearest_away: to_top = true; break;
@@ -335,19 +490,27 @@ inline result round(const exact& x, const target& t, mode m) {
       case mode::upward: to_top = !x.neg; break;
       case mode::downward: to_top = x.neg; break;
     }
-    const std::uint64_t max_bits = t.top_bits() - 1;  // S.1..10.1..1 (IEEE) / S.1..1.1..10 (nan_only)
-    return {sign | (to_top ? t.top_bits() : max_bits), static_cast<std::uint8_t>(flag::overflow | flag::inexact)};
+    if (pol.saturate || t.kind == layout::finite_only) to_top = false;
+    const std::uint64_t top = t.kind == layout::fnuz ? t.top_bits() : sign | t.top_bits();
+    return {to_top ? top : sign | t.max_bits(), static_cast<std::uint8_t>(flag::overflow | flag::inexact)};
   }
 
-  // 3. Tininess after rounding: round to p digits as if the exponent range had no lower end;
-  //    tiny iff that is still below 2^emin.
+  // 3. Tininess: before rounding, |x| < 2^emin; after rounding (the default), round to p digits
+  //    as if the exponent range had no lower end and ask whether that is still below 2^emin.
   bool tiny = false;
   if (E < t.emin) {
-    const long qu = E - (t.p - 1);
-    detail::part fu{};
-    const cpp_int Ru = detail::round_at(x, qu, m, fu);
-    tiny = detail::compare_magnitude(exact::dyadic(false, Ru, qu), cpp_int(1), t.emin) < 0;
+    if (pol.tininess_before) {
+      tiny = true;
+    } else {
+      const long qu = E - (t.p - 1);
+      detail::part fu{};
+      const cpp_int Ru = detail::round_at(x, qu, m, fu);
+      tiny = detail::compare_magnitude(exact::dyadic(false, Ru, qu), cpp_int(1), t.emin) < 0;
+    }
   }
+  // Flush-to-zero: a tiny result, exact or not, becomes a zero of its sign.
+  if (tiny && pol.flush_to_zero)
+    return {detail::zero_result(t, x.neg).bits, static_cast<std::uint8_t>(flag::underflow | flag::inexact)};
   std::uint8_t flags = inexact ? flag::inexact : flag::none;
   if (tiny && inexact) flags |= flag::underflow;
 
@@ -358,7 +521,7 @@ inline result round(const exact& x, const target& t, mode m) {
     R >>= 1;
     ++qq;
   }
-  if (R == 0) return {sign, flags};
+  if (R == 0) return {detail::zero_result(t, x.neg).bits, flags};
   const cpp_int hidden = cpp_int(1) << static_cast<unsigned>(t.p - 1);
   if (R < hidden) {  // subnormal: only possible at the lowest quantum
     assert(qq == t.emin - (t.p - 1));
@@ -487,6 +650,42 @@ inline int compare_values(const exact& a, const exact& b) {
 }  // namespace detail
 
 // ---- operations (x86 SSE / SoftFloat-8086-SSE conventions, see the file comment) --------------
+//
+// Each arithmetic operation is two steps: prepare_<op> reads the operands (denormals-are-zero
+// decides how) and computes the exact result, or the special one (NaN, invalid, an exact zero of
+// known sign, ...), which needs neither mode nor policy; finish() then rounds it. <op>(...) is the
+// two together. A test that checks many modes and policies prepares once and finishes many times.
+
+/// What an operation yields before its rounding.
+struct outcome {
+  enum class kind : std::uint8_t {
+    done,            ///< r is the result in every mode and policy
+    value,           ///< v rounded, with extra ORed into the flags (divide_by_zero)
+    exact_zero_sum,  ///< §6.3: x + (-x), +0 (-0 rounding downward)
+  };
+  kind k = kind::done;
+  result r{0, flag::none};
+  exact v;
+  std::uint8_t extra = flag::none;
+
+  static outcome final_result(result res) {
+    outcome o;
+    o.r = res;
+    return o;
+  }
+  static outcome rounded(exact x, std::uint8_t extra_flags = flag::none) {
+    outcome o;
+    o.k = kind::value;
+    o.v = std::move(x);
+    o.extra = extra_flags;
+    return o;
+  }
+  static outcome zero_sum() {
+    outcome o;
+    o.k = kind::exact_zero_sum;
+    return o;
+  }
+};
 
 namespace detail {
 /// First NaN operand, quieted; invalid when any operand is signaling.
@@ -498,117 +697,142 @@ inline result propagate(const target& t, std::uint64_t a, std::uint64_t b) {
 }
 inline result invalid(const target& t) { return {t.default_nan(), flag::invalid}; }
 inline result zero_sum(const target& t, mode m) {  // §6.3: x + (-x) = +0, or -0 rounding downward
-  return {m == mode::downward ? t.sign_mask() : 0, flag::none};
+  return zero_result(t, m == mode::downward);
+}
+inline outcome done(result r) { return outcome::final_result(r); }
+
+/// a + b on decoded operands (a_bits, b_bits only for NaN propagation).
+inline outcome add_operands(const target& t, const operand& x, const operand& y, std::uint64_t a_bits,
+                            std::uint64_t b_bits) {
+  if (x.nan || y.nan) return done(propagate(t, a_bits, b_bits));
+  if (x.value.is_inf() && y.value.is_inf()) {
+    if (x.neg != y.neg) return done(invalid(t));
+    return outcome::rounded(x.value);
+  }
+  if (x.value.is_inf()) return outcome::rounded(x.value);
+  if (y.value.is_inf()) return outcome::rounded(y.value);
+  if (x.value.is_zero() && y.value.is_zero()) {
+    if (x.neg == y.neg) return done(zero_result(t, x.neg));
+    return outcome::zero_sum();
+  }
+  if (x.value.is_zero()) return outcome::rounded(y.value);
+  if (y.value.is_zero()) return outcome::rounded(x.value);
+  exact s = exact_add(x.value, y.value);
+  if (s.is_zero()) return outcome::zero_sum();
+  return outcome::rounded(std::move(s));
 }
 }  // namespace detail
 
-/// §5.4.1 addition.
-inline result add(const target& t, std::uint64_t a, std::uint64_t b, mode m) {
-  const operand x = decode(t, a), y = decode(t, b);
-  if (x.nan || y.nan) return detail::propagate(t, a, b);
-  if (x.value.is_inf() && y.value.is_inf()) {
-    if (x.neg != y.neg) return detail::invalid(t);
-    return round(x.value, t, m);
+/// The second step: the outcome rounded into t in direction m under the policy.
+inline result finish(const outcome& o, const target& t, mode m, const policy& pol = {}) {
+  switch (o.k) {
+    case outcome::kind::done: return o.r;
+    case outcome::kind::exact_zero_sum: return detail::zero_sum(t, m);
+    case outcome::kind::value: break;
   }
-  if (x.value.is_inf()) return round(x.value, t, m);
-  if (y.value.is_inf()) return round(y.value, t, m);
-  if (x.value.is_zero() && y.value.is_zero()) {
-    if (x.neg == y.neg) return {a & t.mask(), flag::none};
-    return detail::zero_sum(t, m);
-  }
-  if (x.value.is_zero()) return round(y.value, t, m);
-  if (y.value.is_zero()) return round(x.value, t, m);
-  const exact s = detail::exact_add(x.value, y.value);
-  if (s.is_zero()) return detail::zero_sum(t, m);
-  return round(s, t, m);
+  result r = round(o.v, t, m, pol);
+  r.flags |= o.extra;
+  return r;
 }
 
-/// §5.4.1 subtraction: a + (-b); a NaN b propagates with its own sign.
-inline result sub(const target& t, std::uint64_t a, std::uint64_t b, mode m) {
-  if (decode(t, b).nan) return detail::propagate(t, a, b);
-  return add(t, a, (b ^ t.sign_mask()) & t.mask(), m);
+/// §5.4.1 addition.
+inline outcome prepare_add(const target& t, std::uint64_t a, std::uint64_t b, bool daz = false) {
+  return detail::add_operands(t, decode(t, a, daz), decode(t, b, daz), a, b);
+}
+
+/// §5.4.1 subtraction: a + (-b); a NaN b propagates with its own sign. The negation is of the
+/// value (an unsigned or fnuz format cannot flip a sign bit).
+inline outcome prepare_sub(const target& t, std::uint64_t a, std::uint64_t b, bool daz = false) {
+  operand y = decode(t, b, daz);
+  if (!y.nan) {
+    y.neg = !y.neg;
+    y.value.neg = !y.value.neg;
+  }
+  return detail::add_operands(t, decode(t, a, daz), y, a, b);
 }
 
 /// §5.4.1 multiplication.
-inline result mul(const target& t, std::uint64_t a, std::uint64_t b, mode m) {
-  const operand x = decode(t, a), y = decode(t, b);
-  if (x.nan || y.nan) return detail::propagate(t, a, b);
+inline outcome prepare_mul(const target& t, std::uint64_t a, std::uint64_t b, bool daz = false) {
+  const operand x = decode(t, a, daz), y = decode(t, b, daz);
+  if (x.nan || y.nan) return detail::done(detail::propagate(t, a, b));
   const bool neg = x.neg != y.neg;
   if (x.value.is_inf() || y.value.is_inf()) {
-    if (x.value.is_zero() || y.value.is_zero()) return detail::invalid(t);
-    return round(exact::infinity(neg), t, m);
+    if (x.value.is_zero() || y.value.is_zero()) return detail::done(detail::invalid(t));
+    return outcome::rounded(exact::infinity(neg));
   }
-  if (x.value.is_zero() || y.value.is_zero()) return {neg ? t.sign_mask() : 0, flag::none};
-  return round(detail::exact_mul(x.value, y.value), t, m);
+  if (x.value.is_zero() || y.value.is_zero()) return detail::done(detail::zero_result(t, neg));
+  return outcome::rounded(detail::exact_mul(x.value, y.value));
 }
 
 /// §5.4.1 division; finite nonzero / 0 raises divide_by_zero (§7.3).
-inline result div(const target& t, std::uint64_t a, std::uint64_t b, mode m) {
-  const operand x = decode(t, a), y = decode(t, b);
-  if (x.nan || y.nan) return detail::propagate(t, a, b);
+inline outcome prepare_div(const target& t, std::uint64_t a, std::uint64_t b, bool daz = false) {
+  const operand x = decode(t, a, daz), y = decode(t, b, daz);
+  if (x.nan || y.nan) return detail::done(detail::propagate(t, a, b));
   const bool neg = x.neg != y.neg;
-  if (x.value.is_inf() && y.value.is_inf()) return detail::invalid(t);
-  if (x.value.is_zero() && y.value.is_zero()) return detail::invalid(t);
-  if (x.value.is_inf()) return round(exact::infinity(neg), t, m);
-  if (y.value.is_inf() || x.value.is_zero()) return {neg ? t.sign_mask() : 0, flag::none};
+  if (x.value.is_inf() && y.value.is_inf()) return detail::done(detail::invalid(t));
+  if (x.value.is_zero() && y.value.is_zero()) return detail::done(detail::invalid(t));
+  if (x.value.is_inf()) return outcome::rounded(exact::infinity(neg));
+  if (y.value.is_inf() || x.value.is_zero()) return detail::done(detail::zero_result(t, neg));
   if (y.value.is_zero()) {
-    result r = round(exact::infinity(neg), t, m);
-    r.flags |= flag::divide_by_zero;
-    return r;
+    // The infinity (or what stands in for it: max of finite_only, fnuz's NaN), exact: saturation
+    // does not apply, nothing overflowed.
+    const std::uint64_t inf = t.kind == layout::fnuz ? t.top_bits() : (neg ? t.sign_mask() : 0) | t.top_bits();
+    return detail::done({inf, flag::divide_by_zero});
   }
-  return round(detail::exact_div(x.value, y.value), t, m);
+  return outcome::rounded(detail::exact_div(x.value, y.value));
 }
 
-/// §5.4.1 squareRoot: sqrt(-0) = -0, negative operands (but -0) are invalid.
-inline result sqrt(const target& t, std::uint64_t a, mode m) {
-  const operand x = decode(t, a);
-  if (x.nan) return detail::propagate(t, a, a);
-  if (x.value.is_zero()) return {a & t.mask(), flag::none};
-  if (x.neg) return detail::invalid(t);
-  if (x.value.is_inf()) return {a & t.mask(), flag::none};
-  return round(detail::exact_sqrt(x.value), t, m);
+/// §5.4.1 squareRoot: sqrt(-0) = -0 (+0 in fnuz), negative operands (but -0) are invalid.
+inline outcome prepare_sqrt(const target& t, std::uint64_t a, bool daz = false) {
+  const operand x = decode(t, a, daz);
+  if (x.nan) return detail::done(detail::propagate(t, a, a));
+  if (x.value.is_zero()) return detail::done(detail::zero_result(t, x.neg));
+  if (x.neg) return detail::done(detail::invalid(t));
+  if (x.value.is_inf()) return detail::done({a & t.mask(), flag::none});
+  return outcome::rounded(detail::exact_sqrt(x.value));
 }
 
 /// §5.4.1 fusedMultiplyAdd a*b + c, one rounding. NaN order: a NaN a or b wins (c sNaN still
 /// raises invalid); inf*0 is invalid with the default NaN even when c is a quiet NaN; then c.
-inline result fma(const target& t, std::uint64_t a, std::uint64_t b, std::uint64_t c, mode m) {
-  const operand x = decode(t, a), y = decode(t, b), z = decode(t, c);
+inline outcome prepare_fma(const target& t, std::uint64_t a, std::uint64_t b, std::uint64_t c, bool daz = false) {
+  const operand x = decode(t, a, daz), y = decode(t, b, daz), z = decode(t, c, daz);
   if (x.nan || y.nan) {
     result r = detail::propagate(t, a, b);
     if (z.snan) r.flags |= flag::invalid;
-    return r;
+    return detail::done(r);
   }
   const bool pneg = x.neg != y.neg;
   const bool pinf = x.value.is_inf() || y.value.is_inf();
   const bool pzero = x.value.is_zero() || y.value.is_zero();
-  if (pinf && pzero) return detail::invalid(t);
-  if (z.nan) return detail::propagate(t, c, c);
+  if (pinf && pzero) return detail::done(detail::invalid(t));
+  if (z.nan) return detail::done(detail::propagate(t, c, c));
   if (pinf) {
-    if (z.value.is_inf() && z.neg != pneg) return detail::invalid(t);
-    return round(exact::infinity(pneg), t, m);
+    if (z.value.is_inf() && z.neg != pneg) return detail::done(detail::invalid(t));
+    return outcome::rounded(exact::infinity(pneg));
   }
-  if (z.value.is_inf()) return {c & t.mask(), flag::none};
+  if (z.value.is_inf()) return detail::done({c & t.mask(), flag::none});
   if (pzero) {
     if (z.value.is_zero()) {
-      if (z.neg == pneg) return {pneg ? t.sign_mask() : 0, flag::none};
-      return detail::zero_sum(t, m);
+      if (z.neg == pneg) return detail::done(detail::zero_result(t, pneg));
+      return outcome::zero_sum();
     }
-    return round(z.value, t, m);
+    return outcome::rounded(z.value);
   }
-  const exact p = detail::exact_mul(x.value, y.value);
-  if (z.value.is_zero()) return round(p, t, m);
-  const exact s = detail::exact_add(p, z.value);
-  if (s.is_zero()) return detail::zero_sum(t, m);
-  return round(s, t, m);
+  exact p = detail::exact_mul(x.value, y.value);
+  if (z.value.is_zero()) return outcome::rounded(std::move(p));
+  exact s = detail::exact_add(p, z.value);
+  if (s.is_zero()) return outcome::zero_sum();
+  return outcome::rounded(std::move(s));
 }
 
 /// §5.3.1 remainder: a - n*b, n the integer nearest a/b (ties to even). Exact; invalid for
 /// rem(inf, b) and rem(a, 0); rem(a, inf) = a; a zero result has a's sign.
-inline result rem(const target& t, std::uint64_t a, std::uint64_t b, mode m) {
-  const operand x = decode(t, a), y = decode(t, b);
-  if (x.nan || y.nan) return detail::propagate(t, a, b);
-  if (x.value.is_inf() || y.value.is_zero()) return detail::invalid(t);
-  if (x.value.is_zero() || y.value.is_inf()) return {a & t.mask(), flag::none};
+inline outcome prepare_rem(const target& t, std::uint64_t a, std::uint64_t b, bool daz = false) {
+  const operand x = decode(t, a, daz), y = decode(t, b, daz);
+  if (x.nan || y.nan) return detail::done(detail::propagate(t, a, b));
+  if (x.value.is_inf() || y.value.is_zero()) return detail::done(detail::invalid(t));
+  if (x.value.is_zero()) return detail::done(detail::zero_result(t, x.neg));
+  if (y.value.is_inf()) return outcome::rounded(x.value);
   // n = nearest integer to |a/b| (ties even); r = a - sign * n * b
   const exact qv = detail::exact_div(x.value, y.value);
   detail::part f{};
@@ -616,10 +840,32 @@ inline result rem(const target& t, std::uint64_t a, std::uint64_t b, mode m) {
   exact nb = y.value;
   nb.neg = x.neg;  // n carries the sign of a/b; n*b then has a's sign
   nb.num *= n;
-  if (n == 0) return round(x.value, t, m);
-  const exact r = detail::exact_add(x.value, exact{exact::kind::finite, !nb.neg, nb.num, nb.den, nb.exp, false});
-  if (r.is_zero()) return {x.neg ? t.sign_mask() : 0, flag::none};
-  return round(r, t, m);
+  if (n == 0) return outcome::rounded(x.value);
+  exact r = detail::exact_add(x.value, exact{exact::kind::finite, !nb.neg, nb.num, nb.den, nb.exp, false});
+  if (r.is_zero()) return detail::done(detail::zero_result(t, x.neg));
+  return outcome::rounded(std::move(r));
+}
+
+inline result add(const target& t, std::uint64_t a, std::uint64_t b, mode m, const policy& pol = {}) {
+  return finish(prepare_add(t, a, b, pol.denormals_are_zero), t, m, pol);
+}
+inline result sub(const target& t, std::uint64_t a, std::uint64_t b, mode m, const policy& pol = {}) {
+  return finish(prepare_sub(t, a, b, pol.denormals_are_zero), t, m, pol);
+}
+inline result mul(const target& t, std::uint64_t a, std::uint64_t b, mode m, const policy& pol = {}) {
+  return finish(prepare_mul(t, a, b, pol.denormals_are_zero), t, m, pol);
+}
+inline result div(const target& t, std::uint64_t a, std::uint64_t b, mode m, const policy& pol = {}) {
+  return finish(prepare_div(t, a, b, pol.denormals_are_zero), t, m, pol);
+}
+inline result sqrt(const target& t, std::uint64_t a, mode m, const policy& pol = {}) {
+  return finish(prepare_sqrt(t, a, pol.denormals_are_zero), t, m, pol);
+}
+inline result fma(const target& t, std::uint64_t a, std::uint64_t b, std::uint64_t c, mode m, const policy& pol = {}) {
+  return finish(prepare_fma(t, a, b, c, pol.denormals_are_zero), t, m, pol);
+}
+inline result rem(const target& t, std::uint64_t a, std::uint64_t b, mode m, const policy& pol = {}) {
+  return finish(prepare_rem(t, a, b, pol.denormals_are_zero), t, m, pol);
 }
 
 /// Rounds a finite value to an integer (as a signed cpp_int) in direction m; sets `inexact`.
@@ -635,39 +881,69 @@ inline cpp_int integer_part(const exact& v, mode m, bool& inexact) {
 }
 
 /// §5.3.1 roundToIntegral (exact = false: no flags) / roundToIntegralExact (inexact when changed).
-inline result round_to_integral(const target& t, std::uint64_t a, mode m, bool exact_variant) {
-  const operand x = decode(t, a);
+inline result round_to_integral(const target& t, std::uint64_t a, mode m, bool exact_variant, const policy& pol = {}) {
+  const operand x = decode(t, a, pol.denormals_are_zero);
   if (x.nan) return detail::propagate(t, a, a);
-  if (x.value.is_inf() || x.value.is_zero()) return {a & t.mask(), flag::none};
+  if (x.value.is_inf()) return {a & t.mask(), flag::none};
+  if (x.value.is_zero()) return detail::zero_result(t, x.neg);
   bool inexact = false;
   const cpp_int I = integer_part(x.value, m, inexact);
-  result r = I == 0 ? result{x.neg ? t.sign_mask() : 0, flag::none} : round(exact::integer(I), t, m);
+  if (I == 0) {
+    // A zero: of x's sign (+0 in fnuz); none in an exponent-only format: invalid, the NaN.
+    result z = detail::zero_result(t, x.neg);
+    if (z.flags == flag::none && inexact && exact_variant) z.flags = flag::inexact;
+    return z;
+  }
+  result r = round(exact::integer(I), t, m, pol);
   // An integer up to max finite is exact in the format; one above it (a format whose max finite is
-  // not an integer, e.g. an e2m3 with max 3.75 and I = 4) overflows like any other result: round()
-  // raised overflow and inexact (§7.4) and gave the mode's overflow value.
-  const bool over = (r.flags & flag::overflow) != 0;
-  r.flags = over ? r.flags : (inexact && exact_variant) ? flag::inexact : flag::none;
+  // not an integer, e.g. E2M3 with max 7.5 and I = 8) overflows like any other result: round()
+  // raised overflow and inexact (§7.4) and gave the mode's overflow value. Where that value is
+  // finite it is max finite, not an integer: the result is then the largest integer below it.
+  if ((r.flags & flag::overflow) != 0) {
+    const operand got = decode(t, r.bits);
+    if (!got.nan && !got.value.is_inf()) {
+      const exact largest = decode(t, t.max_bits()).value;
+      bool unused = false;
+      cpp_int L = integer_part(largest, mode::toward_zero, unused);
+      if (x.neg) L = -L;
+      r.bits = round(exact::integer(L), t, mode::toward_zero).bits;
+    }
+    return r;
+  }
+  r.flags = (inexact && exact_variant) ? flag::inexact : flag::none;
   return r;
 }
 
 /// §5.4.2 convertFormat. NaN payloads keep their leading fraction bits and are quieted (sNaN
 /// raises invalid); into a nan_only format any NaN becomes the NaN of the same sign; infinity
-/// into a format without one is invalid and gives the NaN of the same sign.
-inline result convert(const target& to, const target& from, std::uint64_t a, mode m) {
-  const operand x = decode(from, a);
+/// into a format without one is invalid and gives the NaN of the same sign. The other layouts as
+/// the file comment says; under saturation an infinity gives max finite of its sign, no flag.
+inline result convert(const target& to, const target& from, std::uint64_t a, mode m, const policy& pol = {}) {
+  const operand x = decode(from, a, pol.denormals_are_zero);
   const std::uint64_t sign = x.neg ? to.sign_mask() : 0;
   if (x.nan) {
     const std::uint8_t fl = x.snan ? flag::invalid : flag::none;
+    switch (to.kind) {
+      case layout::interchange: break;
+      case layout::finite_only: return {sign | to.max_bits(), flag::invalid};
+      case layout::fnuz:
+      case layout::exponent_only: return {to.default_nan(), fl};  // the one NaN
+    }
     if (to.nan_only) return {sign | to.top_bits(), fl};
     const std::uint64_t frac = a & from.frac_mask();
     const std::uint64_t payload = from.p >= to.p ? frac >> (from.p - to.p) : frac << (to.p - from.p);
     return {sign | to.top_bits() | to.quiet_bit() | (payload & to.frac_mask()), fl};
   }
   if (x.value.is_inf()) {
-    if (to.nan_only) return {sign | to.top_bits(), flag::invalid};
-    return {sign | to.top_bits(), flag::none};
+    if (to.exponent_only() && x.neg) return detail::invalid(to);  // no negative values at all
+    if (pol.saturate) return {sign | to.max_bits(), flag::none};
+    if (to.kind == layout::interchange && !to.nan_only) return {sign | to.top_bits(), flag::none};
+    // no infinity: the NaN of that sign (nan_only), the NaN (fnuz, exponent_only), +-max (finite_only)
+    return {to.kind == layout::interchange || to.kind == layout::finite_only ? sign | to.top_bits() : to.top_bits(),
+            flag::invalid};
   }
-  return round(x.value, to, m);
+  if (x.value.is_zero()) return detail::zero_result(to, x.neg);
+  return round(x.value, to, m, pol);
 }
 
 /// §5.4.1 convertFromInt.

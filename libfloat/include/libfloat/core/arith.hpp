@@ -595,8 +595,9 @@ constexpr bits_t round_to_integral(const format& f, bits_t a, const env& e, bool
   if (x.kind == kind::zero) return zero_bits(f, x.negative);
   if (x.exp >= 0) return a;
   const integer_rounding r = round_integer(x.negative, x.exp, x.sig, e.mode, e.random);
+  if (r.magnitude == 0 && !f.has_zero()) return zero_result(f, x.negative, st);  // invalid alone (E8M0)
   if (r.inexact && exact) st |= status::inexact;
-  if (r.magnitude == 0) return zero_result(f, x.negative, st);
+  if (r.magnitude == 0) return zero_bits(f, x.negative);
   status over{};
   const bits_t b = round_pack(f, x.negative, 0, r.magnitude, false, e, over);  // exact unless it overflows
   if (!has(over, status::overflow)) return b;

@@ -80,10 +80,11 @@ struct format {
   /// The exponent of the smallest normal: field 1 (field 0 for an exponent-only format).
   constexpr int emin() const { return (exponent_only() ? 0 : 1) - bias(); }
   /// The exponent of the top binade that holds finite values: the all-ones field is an ordinary
-  /// binade in every kind but ieee (for nan_only it holds the NaN as its last encoding).
+  /// binade in every kind but ieee (for nan_only it holds the NaN as its last encoding), except in
+  /// an exponent-only format, where that field is the NaN alone (E8M0: emax = 254 - 127 = 127).
   constexpr int emax() const {
     const int all_ones = (1 << exponent_bits) - 1;
-    return (kind == nonfinite::ieee ? all_ones - 1 : all_ones) - bias();
+    return (kind == nonfinite::ieee || exponent_only() ? all_ones - 1 : all_ones) - bias();
   }
   constexpr bool has_infinity() const { return kind == nonfinite::ieee; }
   /// Signaling NaNs need a fraction bit besides the quiet bit.
@@ -216,6 +217,7 @@ static_assert(float6_e3m2fn.bits() == 6 && float6_e3m2fn.emax() == 4 && float6_e
 static_assert(float6_e2m3fn.bits() == 6 && float6_e2m3fn.emax() == 2 && float6_e2m3fn.emin() == 0);
 static_assert(float4_e2m1fn.bits() == 4 && float4_e2m1fn.max_finite_bits() == 0x7);  // 0.11.1 = 1.5 * 2^2 = 6
 static_assert(float8_e8m0fnu.bits() == 8 && float8_e8m0fnu.sign_mask() == 0 && float8_e8m0fnu.emin() == -127);
+static_assert(float8_e8m0fnu.emax() == 127);  // 0xFE = 2^(254 - 127)
 static_assert(float8_e8m0fnu.max_finite_bits() == 0xFE && float8_e8m0fnu.default_nan_bits() == 0xFF);  // 2^127, NaN
 static_assert(float8_e8m0fnu.min_normal_bits() == 0x00);  // 2^(0 - 127)
 

@@ -203,11 +203,11 @@ constexpr std::uint64_t overflow_result(const format& f, bool negative, rounding
 }
 
 /// The core's decision for an exponent-only format (precision 1: OCP MX E8M0; see lf::format):
-/// positive powers of two 2^emin .. 2^(emax-1), NaN all ones, no sign, no zero, no subnormals.
+/// positive powers of two 2^emin .. 2^emax, NaN all ones, no sign, no zero, no subnormals.
 ///  1. Zero and negative values have no encoding: NaN and invalid.
 ///  2. Round to one significant bit with an unbounded exponent (round_step: the same decision as
 ///     every format, so every mode, stochastic included): 2^E or 2^(E+1), where 2^E <= x < 2^(E+1).
-///  3. Overflow (§7.4) as in round_pack: from 2^emax up (the NaN slot); the mode's overflow value.
+///  3. Overflow (§7.4) as in round_pack: above 2^emax; the mode's overflow value.
 ///  4. Below 2^emin there is nothing but 2^emin itself, the nearest representable value from
 ///     below: it is the result in every mode, with underflow and inexact (there is no zero to
 ///     flush to, so the subnormal policies change nothing).
@@ -233,7 +233,7 @@ constexpr std::uint64_t round_pack_exponent_only(const format& f, bool negative,
   const step<U> d = round_step(sig, w - 1, false, e.mode, e.random);
   const int Er = E + (d.kept >= 2 ? 1 : 0);
   // 3.
-  if (Er >= f.emax()) {
+  if (Er > f.emax()) {
     st |= status::overflow | status::inexact;
     return overflow_result(f, false, e.mode, e.policy);
   }
