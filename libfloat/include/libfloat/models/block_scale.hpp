@@ -1,0 +1,357 @@
+// libfloat/models/block_scale.hpp: block-scaled formats (OCP Microscaling MX v1.0, NVIDIA NVFP4):
+// a block of elements in a small format shares one scale in a scale format.
+//
+//   block_format                    element format, scale format, block size, scale rule
+//   mxfp8_e4m3 mxfp8_e5m2 mxfp6_e3m2 mxfp6_e2m3 mxfp4 nvfp4     the named ones
+//   mx_quantize(x, rows, cols, fmt, env[, layout])  -> block_quantized (encodings, scales, flags)
+//   mx_quantize(x, rows, cols, fmt, stochastic_source&, policy[, layout])
+//   mx_dequantize(q, out)           every element times its scale (exact in float)
+//   exact_block_dot(a, b)           sum of a_i * b_i of two quantized vectors, exactly
+//   pack / unpack                   two FP4 values per byte, four FP6 values per three bytes
+//
+// Every rounding is the core's (lf::convert, lf::div): the scale is one rounding of a real value
+// into the scale format, and each element one rounding of x / scale into the element format.
+#pragma once
+
+#include <libfloat/libfloat.hpp>
+#include <libfloat/models/exact.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lf {
+
+/// How a block's scale is chosen from the largest magnitude `amax` of its elements. Each rule is a
+/// real value rounded once into the scale format, in the direction given.
+enum class scale_rule : std::uint8_t {
+  /// OCP MX v1.0 §6.3: X = 2^(floor(log2(amax)) - emax_elem), the largest power of two not above
+  /// amax, divided by the element format's largest power of two. Elements that then exceed the
+  /// element's max finite are clamped to it (the spec's conversion saturates).
+  ocp_floor,
+  /// X = amax / max_elem rounded up into the scale format: the smallest scale with which no element
+  /// overflows (NVIDIA Transformer Engine MXFP8 recipe; "Recipes for Pre-training LLMs with MXFP8",
+  /// NVIDIA 2025). With an E8M0 scale: 2^ceil(log2(amax / max_elem)).
+  round_up,
+  /// NVFP4 (NVIDIA Blackwell; arXiv 2509.25149): a per-tensor binary32 scale T = amax_tensor /
+  /// (max_elem * max_scale) (one rounding, nearest even), and per block S = amax_block / (max_elem *
+  /// T) rounded to nearest even into the scale format (E4M3), saturating. An element is x / (S * T).
+  nvfp4,
+};
+
+/// A block-scaled format: elements of `element` share, per `block` elements, a scale of format
+/// `scale`.
+struct block_format {
+  std::string_view name;
+  format element;
+  format scale;
+  std::size_t block;
+  scale_rule rule;
+};
+
+/// OCP MX v1.0 §5 (Table 1): the concrete MX formats, 32 elements per E8M0 scale.
+inline constexpr block_format mxfp8_e4m3{"mxfp8_e4m3", float8_e4m3fn, float8_e8m0fnu, 32, scale_rule::ocp_floor};
+inline constexpr block_format mxfp8_e5m2{"mxfp8_e5m2", float8_e5m2, float8_e8m0fnu, 32, scale_rule::ocp_floor};
+inline constexpr block_format mxfp6_e3m2{"mxfp6_e3m2", float6_e3m2fn, float8_e8m0fnu, 32, scale_rule::ocp_floor};
+inline constexpr block_format mxfp6_e2m3{"mxfp6_e2m3", float6_e2m3fn, float8_e8m0fnu, 32, scale_rule::ocp_floor};
+inline constexpr block_format mxfp4{"mxfp4", float4_e2m1fn, float8_e8m0fnu, 32, scale_rule::ocp_floor};
+/// NVFP4: E2M1 elements, 16 per E4M3 scale, and a binary32 scale per tensor.
+inline constexpr block_format nvfp4{"nvfp4", float4_e2m1fn, float8_e4m3fn, 16, scale_rule::nvfp4};
+
+inline constexpr block_format named_block_formats[] = {mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4, nvfp4};
+
+/// How blocks tile a rows x cols matrix (row-major): runs of `block` elements along each row, or
+/// block x block tiles (NVFP4's 16x16 weight blocks). A short last run or tile covers what is left.
+enum class block_layout : std::uint8_t { rows_1d, tiles_2d };
+
+/// A quantized matrix: one element encoding per input value (unpacked, one per byte; see pack),
+/// one scale encoding per block, in row-major block order.
+struct block_quantized {
+  block_format fmt;
+  block_layout layout = block_layout::rows_1d;
+  std::size_t rows = 0, cols = 0;
+  std::vector<std::uint8_t> elements;
+  std::vector<std::uint8_t> scales;
+  /// NVFP4's per-tensor scale T (1 for the other rules): a value is element * scale * T.
+  float tensor_scale = 1.0f;
+  /// The flags of every rounding (scales and elements) ORed.
+  status flags{};
+
+  std::size_t block_rows() const { return layout == block_layout::tiles_2d ? (rows + fmt.block - 1) / fmt.block : rows; }
+  std::size_t block_cols() const { return (cols + fmt.block - 1) / fmt.block; }
+  /// The block that element (r, c) belongs to.
+  std::size_t block_of(std::size_t r, std::size_t c) const {
+    return (layout == block_layout::tiles_2d ? r / fmt.block : r) * block_cols() + c / fmt.block;
+  }
+};
+
+namespace detail {
+
+inline bits_t f64_bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+inline double f64_value(bits_t b) { return std::bit_cast<double>(b); }
+
+/// A value of format f as a double (every value of the element and scale formats here is one).
+inline double decode_double(const format& f, bits_t b) {
+  status ignored{};
+  return f64_value(convert(binary64, f, b, env{}, ignored));
+}
+
+/// a / b rounded once into `to` under e: the quotient rounded to odd in binary64, then into `to`.
+/// Round to odd at p + 2 or more bits makes the second rounding the one correct rounding of the
+/// exact quotient (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved
+/// algorithms using rounding to odd", IEEE TC 2008), in every mode; stochastic rounding reads the
+/// first 32 bits below `to`'s last place, which binary64's 53 bits hold for p <= 20.
+inline bits_t divide_into(const format& to, double a, double b, const env& e, status& st) {
+  status inner{};
+  const bits_t q = div(binary64, f64_bits(a), f64_bits(b), env{rounding::odd}, inner);
+  st |= inner & (status::invalid | status::divide_by_zero);  // inexact etc.: the final rounding's
+  return convert(to, binary64, q, e, st);
+}
+
+/// The scale encoding of a block with largest magnitude amax (finite, > 0).
+inline bits_t block_scale_bits(const block_format& fmt, double amax, double tensor_scale, status& st) {
+  const format& sf = fmt.scale;
+  const double max_elem = decode_double(fmt.element, fmt.element.max_finite_bits());
+  policy sat{};
+  sat.overflow = overflow_policy::saturate;  // a scale beyond the scale format's range clamps
+  switch (fmt.rule) {
+    case scale_rule::ocp_floor: {
+      // 2^(floor(log2 amax) - emax_elem): exact in binary64; toward zero keeps it a power of two
+      // inside the scale format's range (clamped at the ends).
+      const double x = std::ldexp(1.0, std::ilogb(amax) - fmt.element.emax());
+      return convert(sf, binary64, f64_bits(x), env{rounding::toward_zero, sat}, st);
+    }
+    case scale_rule::round_up: return divide_into(sf, amax, max_elem, env{rounding::upward, sat}, st);
+    case scale_rule::nvfp4: return divide_into(sf, amax, max_elem * tensor_scale, env{rounding::nearest_even, sat}, st);
+  }
+  return sf.default_nan_bits();
+}
+
+inline void check_shape(std::size_t n, std::size_t rows, std::size_t cols, const block_format& fmt) {
+  if (rows * cols != n)
+    throw std::invalid_argument("lf::mx_quantize: " + std::to_string(n) + " values do not fill a " +
+                                std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
+  if (fmt.block == 0) throw std::invalid_argument("lf::mx_quantize: block size 0 (accepted: 1 or more)");
+  if (!fmt.element.valid() || fmt.element.bits() > 8 || !fmt.scale.valid() || fmt.scale.bits() > 8)
+    throw std::invalid_argument("lf::mx_quantize: element and scale formats must be valid formats of at most 8 bits");
+}
+
+/// x[0..n) / d rounded into F, codes to out; element j's random bits are random(i0 + j). F is the
+/// element format as a constant (the named element formats: the core folds its constants) or
+/// format{} with `f` at run time. A power-of-two divisor (every E8M0 scale) divides a float exactly in
+/// binary64 (its exponent range holds 2^-149 / 2^127 and 2^128 / 2^-127), so only the conversion
+/// rounds; any other divisor goes through divide_into.
+template <format F, class Random>
+void quantize_run(const format& f, const float* x, std::uint8_t* out, std::size_t n, double d, const env& e,
+                  std::size_t i0, Random& random, status& st) {
+  const format& ef = F == format{} ? f : F;
+  int d_exp = 0;
+  const bool power_of_two = std::frexp(d, &d_exp) == 0.5;
+  env ee = e;
+  status s{};
+  for (std::size_t j = 0; j < n; ++j) {
+    ee.random = random(i0 + j);
+    const double v = static_cast<double>(x[j]);
+    const bits_t code = power_of_two ? convert(ef, binary64, f64_bits(v / d), ee, s) : divide_into(ef, v, d, ee, s);
+    out[j] = static_cast<std::uint8_t>(code);
+  }
+  st |= s;
+}
+
+template <class Random>
+void quantize_run_any(const format& f, const float* x, std::uint8_t* out, std::size_t n, double d, const env& e,
+                      std::size_t i0, Random& random, status& st) {
+  if (f == float8_e4m3fn) return quantize_run<float8_e4m3fn>(f, x, out, n, d, e, i0, random, st);
+  if (f == float8_e5m2) return quantize_run<float8_e5m2>(f, x, out, n, d, e, i0, random, st);
+  if (f == float6_e3m2fn) return quantize_run<float6_e3m2fn>(f, x, out, n, d, e, i0, random, st);
+  if (f == float6_e2m3fn) return quantize_run<float6_e2m3fn>(f, x, out, n, d, e, i0, random, st);
+  if (f == float4_e2m1fn) return quantize_run<float4_e2m1fn>(f, x, out, n, d, e, i0, random, st);
+  quantize_run<format{}>(f, x, out, n, d, e, i0, random, st);
+}
+
+/// The quantizer: random(i) gives element i's random bits (stochastic rounding) or 0.
+template <class Random>
+block_quantized mx_quantize_with(std::span<const float> x, std::size_t rows, std::size_t cols, const block_format& fmt,
+                                 const env& e, block_layout layout, Random random) {
+  check_shape(x.size(), rows, cols, fmt);
+  block_quantized q;
+  q.fmt = fmt;
+  q.layout = layout;
+  q.rows = rows;
+  q.cols = cols;
+  q.elements.assign(x.size(), 0);
+  const std::size_t nb = q.block_rows() * q.block_cols();
+  q.scales.assign(nb, 0);
+  // 1. The largest magnitude of each block (NaN if any element is NaN or infinite), a row's run
+  //    of up to `block` columns at a time.
+  std::vector<double> amax(nb, 0.0);
+  double tensor_amax = 0.0;
+  const std::size_t B = fmt.block;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c0 = 0; c0 < cols; c0 += B) {
+      const float* run = x.data() + r * cols + c0;
+      const std::size_t len = std::min(B, cols - c0);
+      float m = 0.0f;
+      bool special = false;
+      for (std::size_t j = 0; j < len; ++j) {
+        const float v = std::fabs(run[j]);
+        special |= !(v <= std::numeric_limits<float>::max());  // NaN or infinity
+        m = v > m ? v : m;
+      }
+      double& bm = amax[q.block_of(r, c0)];
+      if (special || std::isnan(bm)) bm = std::numeric_limits<double>::quiet_NaN();
+      else bm = std::max(bm, static_cast<double>(m));
+      if (!special) tensor_amax = std::max(tensor_amax, static_cast<double>(m));
+      else
+        for (std::size_t j = 0; j < len; ++j)
+          if (std::isfinite(run[j])) tensor_amax = std::max(tensor_amax, std::fabs(static_cast<double>(run[j])));
+    }
+  // 2. NVFP4's tensor scale: T = amax / (max_elem * max_scale), one binary32 rounding.
+  double T = 1.0;
+  if (fmt.rule == scale_rule::nvfp4 && tensor_amax > 0) {
+    const double denom = decode_double(fmt.element, fmt.element.max_finite_bits()) *
+                         decode_double(fmt.scale, fmt.scale.max_finite_bits());
+    const bits_t t = divide_into(binary32, tensor_amax, denom, env{}, q.flags);
+    q.tensor_scale = std::bit_cast<float>(static_cast<std::uint32_t>(t));
+    T = q.tensor_scale;
+    if (!(T > 0)) T = 1.0, q.tensor_scale = 1.0f;  // (an underflow to zero: no tensor scale)
+  }
+  // 3. Each block's scale: a NaN for a block with a NaN or infinity (OCP MX §6.3), the smallest
+  //    normal scale for an all-zero block (any scale gives zeros), else the rule's value.
+  std::vector<double> divisor(nb, 1.0);
+  for (std::size_t b = 0; b < nb; ++b) {
+    bits_t s;
+    if (std::isnan(amax[b])) {
+      s = fmt.scale.nan_bits(false);
+      q.flags |= status::invalid;
+    } else if (amax[b] == 0) {
+      s = fmt.scale.min_normal_bits();
+    } else {
+      s = block_scale_bits(fmt, amax[b], T, q.flags);
+    }
+    q.scales[b] = static_cast<std::uint8_t>(s);
+    divisor[b] = decode_double(fmt.scale, s) * T;  // exact: a scale value times a binary32
+  }
+  // 4. Each element: x / divisor rounded once into the element format (MX clamps: saturate), a
+  //    row's run of a block at a time (quantize_run).
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c0 = 0; c0 < cols; c0 += B) {
+      const std::size_t b = q.block_of(r, c0), i0 = r * cols + c0, len = std::min(B, cols - c0);
+      if (std::isnan(divisor[b]) || divisor[b] == 0) continue;  // a NaN block decodes to NaN whatever its elements
+      quantize_run_any(fmt.element, x.data() + i0, q.elements.data() + i0, len, divisor[b], e, i0, random, q.flags);
+    }
+  return q;
+}
+
+}  // namespace detail
+
+/// Quantizes the rows x cols row-major matrix x into `fmt` (blocks along rows, or block x block
+/// tiles). Elements round under e (any deterministic mode and policy; the MX formats' conversion
+/// clamps, so pass a saturating policy to follow the spec, which is the default here). Throws
+/// std::invalid_argument when x does not hold rows * cols values or the formats are not usable.
+inline block_quantized mx_quantize(std::span<const float> x, std::size_t rows, std::size_t cols, const block_format& fmt,
+                                   env e = env{rounding::nearest_even, policy{tininess::after_rounding, {}, {}, overflow_policy::saturate}},
+                                   block_layout layout = block_layout::rows_1d) {
+  if (e.mode == rounding::stochastic)
+    throw std::invalid_argument("lf::mx_quantize: stochastic rounding needs an lf::stochastic_source");
+  return detail::mx_quantize_with(x, rows, cols, fmt, e, layout, [](std::size_t) { return std::uint32_t{0}; });
+}
+
+/// The same with stochastic rounding of the elements (the NVFP4 recipe rounds gradients so): the
+/// random bits of element i are src.bits(src.position + i); src.position advances by x.size().
+inline block_quantized mx_quantize(std::span<const float> x, std::size_t rows, std::size_t cols, const block_format& fmt,
+                                   stochastic_source& src,
+                                   policy p = policy{tininess::after_rounding, {}, {}, overflow_policy::saturate},
+                                   block_layout layout = block_layout::rows_1d) {
+  const stochastic_source at = src;
+  block_quantized q = detail::mx_quantize_with(x, rows, cols, fmt, env{rounding::stochastic, p}, layout,
+                                               [&](std::size_t i) { return at.bits(at.position + i); });
+  src.position += x.size();
+  return q;
+}
+
+/// The value of element i: element * scale * tensor scale, as a double (exact).
+inline double mx_value(const block_quantized& q, std::size_t i) {
+  const std::size_t b = q.block_of(i / q.cols, i % q.cols);
+  const double s = detail::decode_double(q.fmt.scale, q.scales[b]);
+  if (std::isnan(s)) return std::numeric_limits<double>::quiet_NaN();
+  return detail::decode_double(q.fmt.element, q.elements[i]) * s * static_cast<double>(q.tensor_scale);
+}
+
+/// Every value of q into out (rows * cols floats), rounded to nearest even where it is not a float:
+/// an MX value (an element of at most 4 significant bits times a power of two) is exact unless it
+/// lies beyond binary32's range; an NVFP4 value (E2M1 x E4M3 x the binary32 tensor scale, up to 30
+/// significant bits) is often inexact, and mx_value gives it exactly. Returns the flags.
+inline status mx_dequantize(const block_quantized& q, std::span<float> out) {
+  if (out.size() != q.elements.size())
+    throw std::invalid_argument("lf::mx_dequantize: the output has " + std::to_string(out.size()) +
+                                " elements and the quantized matrix " + std::to_string(q.elements.size()));
+  status st{};
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const bits_t b = convert(binary32, binary64, detail::f64_bits(mx_value(q, i)), env{}, st);
+    out[i] = std::bit_cast<float>(static_cast<std::uint32_t>(b));
+  }
+  return st;
+}
+
+/// sum_i a_i * b_i of two quantized vectors of the same length (each value element * scale *
+/// tensor scale), exactly: an exact_accumulator holding every product, for rounding into any
+/// format (round_to) or reading as a double (to_double).
+inline exact_accumulator exact_block_dot(const block_quantized& a, const block_quantized& b) {
+  if (a.elements.size() != b.elements.size())
+    throw std::invalid_argument("lf::exact_block_dot: lengths differ (" + std::to_string(a.elements.size()) + " and " +
+                                std::to_string(b.elements.size()) + ")");
+  exact_accumulator acc;
+  for (std::size_t i = 0; i < a.elements.size(); ++i)
+    acc.add_product(binary64, detail::f64_bits(mx_value(a, i)), binary64, detail::f64_bits(mx_value(b, i)));
+  return acc;
+}
+
+// ---- packed storage ------------------------------------------------------------------------------
+// Sub-byte elements packed little-endian: element i occupies bits [w*i, w*i + w) of the byte stream
+// read as one little-endian integer. FP4 (w = 4): element 2k in the low nibble of byte k, 2k + 1 in
+// the high nibble (as PyTorch's torch.float4_e2m1fn_x2 stores pairs); FP6 (w = 6): elements 4k..4k+3
+// in bytes 3k..3k+2. A trailing partial byte is zero-filled.
+
+/// Packs encodings of width `bits` (1..8) into bytes.
+inline std::vector<std::uint8_t> pack(std::span<const std::uint8_t> codes, int bits) {
+  if (bits < 1 || bits > 8) throw std::invalid_argument("lf::pack: element width " + std::to_string(bits) + " (accepted: 1 to 8)");
+  std::vector<std::uint8_t> out((codes.size() * static_cast<std::size_t>(bits) + 7) / 8, 0);
+  const unsigned mask = (1u << bits) - 1;
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    if ((codes[i] & ~mask) != 0)
+      throw std::invalid_argument("lf::pack: code " + std::to_string(codes[i]) + " at index " + std::to_string(i) +
+                                  " does not fit " + std::to_string(bits) + " bits");
+    const std::size_t bit = i * static_cast<std::size_t>(bits);
+    const unsigned v = static_cast<unsigned>(codes[i]) << (bit % 8);
+    out[bit / 8] = static_cast<std::uint8_t>(out[bit / 8] | (v & 0xFF));
+    if ((bit % 8) + static_cast<std::size_t>(bits) > 8) out[bit / 8 + 1] = static_cast<std::uint8_t>(out[bit / 8 + 1] | (v >> 8));
+  }
+  return out;
+}
+
+/// The first n encodings of width `bits` from packed bytes.
+inline std::vector<std::uint8_t> unpack(std::span<const std::uint8_t> bytes, int bits, std::size_t n) {
+  if (bits < 1 || bits > 8) throw std::invalid_argument("lf::unpack: element width " + std::to_string(bits) + " (accepted: 1 to 8)");
+  if (bytes.size() * 8 < n * static_cast<std::size_t>(bits))
+    throw std::invalid_argument("lf::unpack: " + std::to_string(bytes.size()) + " bytes hold fewer than " + std::to_string(n) +
+                                " elements of " + std::to_string(bits) + " bits");
+  std::vector<std::uint8_t> out(n);
+  const unsigned mask = (1u << bits) - 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t bit = i * static_cast<std::size_t>(bits);
+    unsigned v = bytes[bit / 8];
+    if (bit / 8 + 1 < bytes.size()) v |= static_cast<unsigned>(bytes[bit / 8 + 1]) << 8;
+    out[i] = static_cast<std::uint8_t>((v >> (bit % 8)) & mask);
+  }
+  return out;
+}
+
+}  // namespace lf
