@@ -52,6 +52,22 @@ def sci(q):
 def need(cond, what):
     if not cond:
         print(what); raise SystemExit
+# The low-bit formats decoded from their definitions (OCP MX v1.0 for FP4/FP6/E8M0; ml_dtypes for the
+# fnuz and IEEE-style FP8 ones): (exponent bits, fraction bits, bias, kind). None for a NaN or an
+# infinity; -0 as the string "-0".
+LOWBIT = {"fp4": (2, 1, 1, "fo"), "fp6_e3m2": (3, 2, 3, "fo"), "fp6_e2m3": (2, 3, 1, "fo"),
+          "e4m3fnuz": (4, 3, 8, "fnuz"), "e5m2fnuz": (5, 2, 16, "fnuz"), "e4m3b11fnuz": (4, 3, 11, "fnuz"),
+          "e4m3ieee": (4, 3, 7, "ieee"), "e3m4": (3, 4, 3, "ieee"), "e8m0": (8, 0, 127, "e8m0")}
+def lowbit(name, b):
+    w, m, bias, kind = LOWBIT[name]
+    if kind == "e8m0": return None if b == 0xFF else Q(2) ** (b - 127)
+    s, e, f = b >> (w + m), (b >> m) & ((1 << w) - 1), b & ((1 << m) - 1)
+    if kind == "ieee" and e == (1 << w) - 1: return None
+    if kind == "fnuz" and s == 1 and e == 0 and f == 0: return None
+    v = Q(f, 2 ** m) * Q(2) ** (1 - bias) if e == 0 else (1 + Q(f, 2 ** m)) * Q(2) ** (e - bias)
+    if s and v == 0: return "-0"
+    return -v if s else v
+def signed_exact(v): return "-0" if v == "-0" else ("-" if v < 0 else "") + exact(abs(v))
 '
 
 # ---- show -------------------------------------------------------------------------------------------
@@ -154,7 +170,7 @@ expect_out "range custom format" "e3m2" -- range -f e3m2
 run range --json
 check_py "range --json" '
 d = {f["format"]: f for f in json.loads(OUT)["formats"]}
-need(len(d) == 7, "7 formats")
+need(len(d) == 16, "16 formats, got %d" % len(d))
 h16 = d["fp16"]
 need(h16["max_finite"]["exact"] == "65504" and h16["min_subnormal"]["exact"] == exact(Q(hval(1))), "fp16 values")
 need((h16["precision"], h16["emin"], h16["emax"], h16["bias"]) == (11, -14, 15, 15), "fp16 parameters")
@@ -168,6 +184,66 @@ need((f32["digits10"], f32["max_digits10"]) == (6, 9), "fp32 digits")
 e = d["e4m3"]
 need(e["infinity"] == [] and e["nan_count"] == 2 and e["max_finite"]["exact"] == "448", "e4m3")
 need(d["e5m2"]["max_finite"]["exact"] == "57344", "e5m2 max 1.75 * 2^15")
+# The low-bit formats: extremes from the decoder above (largest / smallest positive values).
+for name in LOWBIT:
+    f = d[name]
+    vals = [lowbit(name, b) for b in range(2 ** f["bits"])]
+    pos = sorted(v for v in vals if v is not None and v != "-0" and v > 0)
+    need(f["max_finite"]["exact"] == exact(pos[-1]), "%s max %s vs %s" % (name, f["max_finite"]["exact"], exact(pos[-1])))
+    need(Q(f["min_normal"]["exact"]) == Q(2) ** f["emin"], "%s min normal 2^emin" % name)
+    kind = LOWBIT[name][3]
+    if kind == "e8m0":
+        need(f["min_subnormal"] is None and f["min_normal"]["exact"] == exact(pos[0]), "e8m0: no subnormals")
+        need(f["has_sign"] is False and f["has_zero"] is False and f["kind"] == "exponent_only", "e8m0 kind")
+        need(f["nan"] == [["0xFF", "0xFF"]] and f["nan_count"] == 1 and f["emax"] == 127, "e8m0 NaN 0xFF, max 2^127")
+    else:
+        need(f["min_subnormal"]["exact"] == exact(pos[0]), "%s min subnormal" % name)
+    if kind == "fo":
+        need(f["nan"] == [] and f["infinity"] == [] and f["has_nan"] is False and f["kind"] == "finite_only", name)
+    if kind == "fnuz":
+        need(f["nan"] == [["0x80", "0x80"]] and f["infinity"] == [] and f["has_negative_zero"] is False, name)
+    if kind == "ieee":
+        w, m = LOWBIT[name][:2]
+        e_all = ((1 << w) - 1) << m   # exponent all ones, fraction 0
+        need(f["infinity"] == ["0x%02X" % e_all, "0x%02X" % (e_all | 1 << (w + m))], "%s infinities %r" % (name, f["infinity"]))
+need(d["fp4"]["max_finite"]["exact"] == "6" and d["e4m3fnuz"]["max_finite"]["exact"] == "240", "OCP / ml_dtypes maxima")
+need(d["e4m3b11fnuz"]["max_finite"]["exact"] == "30" and d["fp6_e2m3"]["max_finite"]["exact"] == "7.5", "maxima")
+print("ok")'
+expect_out "range: what the new kinds lack" "fp4" "finite only: no inf, no NaN" "e4m3fnuz" "NaN 0x80" "no -0" \
+  "e8m0" "unsigned, no zero" "min subnormal   none" "8 = 8 exponent (no sign bit, no fraction)" -- range -f fp4,e4m3fnuz,e8m0
+
+# ---- show on the low-bit formats ---------------------------------------------------------------------
+
+# fp4 (E2M1) 0.3: between 0 and 0.5, nearer 0.5 (0x1, a subnormal); 100 overflows to max finite 6
+# (no infinity, no NaN); e4m3fnuz 300 overflows to its NaN 0x80; e8m0 0.001: between 2^-10 and 2^-9,
+# nearer 2^-10 (field 117 = 0x75); -1 and 0 have no e8m0 encoding (NaN 0xFF, invalid).
+expect_out "show 0.3 fp4" "stored      0.5" "0x1 = 0 | 00 | 1" "positive subnormal" "rounded up" -- show 0.3 -f fp4
+expect_out "show 100 fp4" "stored      6" "0x7" "overflow, inexact" "no infinity and no NaN" -- show 100 -f fp4
+expect_out "show 6.5 fp4" "stored      6" "flags       inexact" "does not overflow" -- show 6.5 -f fp4
+expect_out "show 300 e4m3fnuz" "0x80" "quiet NaN" "overflow, inexact" "the -0 encoding 0x80" -- show 300 -f e4m3fnuz
+expect_out "show -1e-9 e4m3fnuz: +0" "0x00 = 0 | 0000 | 000" "+0: e4m3fnuz has no -0" -- show -f e4m3fnuz -- -1e-9
+expect_out "show 0.001 e8m0" "0.0009765625" "0x75 = 01110101  (exponent)" "nearer the" -- show 0.001 -f e8m0
+expect_out "show -1 e8m0" "0xFF" "invalid" "unsigned with no zero" -- show -f e8m0 -- -1
+expect_out "show 1e-40 e8m0" "0x00" "underflow, inexact" "no zero and no subnormals" -- show 1e-40 -f e8m0
+expect_out "show nan fp4" "no infinity and no NaN" "invalid" -- show nan -f fp4
+run show 0.3 1e6 -f fp4,fp6_e3m2,fp6_e2m3,e4m3fnuz,e5m2fnuz,e4m3b11fnuz,e4m3ieee,e3m4 --json
+check_py "show --json on the low-bit formats: nearest value by enumeration" '
+res = json.loads(OUT)["results"]
+need(len(res) == 16, "16 results")
+for r in res:
+    name, x = r["format"], Q(r["input"])
+    vals = [(lowbit(name, b), b) for b in range(2 ** (1 + sum(LOWBIT[name][:2])))]
+    fin = [(v, b) for v, b in vals if v is not None and v != "-0"]
+    top = max(v for v, b in fin)
+    if x > top:   # overflow: finite_only clamps, fnuz gives its NaN, IEEE-style inf (nearest even)
+        kind = LOWBIT[name][3]
+        want = {"fo": exact(top), "fnuz": "nan", "ieee": "inf"}[kind]
+        need(r["exact"] == want and "overflow" in r["flags"], "%s %s: %r" % (name, r["input"], r["exact"]))
+        continue
+    best = min(abs(v - x) for v, b in fin)
+    near = sorted([(v, b) for v, b in fin if abs(v - x) == best and v >= 0])
+    need(len(near) == 1 and r["exact"] == exact(near[0][0]) and r["bits"].upper() == ("0X%0*X" % (len(r["bits"]) - 2, near[0][1])).upper(),
+         "%s %s: got %s %s, want %s" % (name, r["input"], r["exact"], r["bits"], near))
 print("ok")'
 
 # ---- table ------------------------------------------------------------------------------------------
@@ -187,6 +263,33 @@ run table e4m3
 checks=$((checks + 1))
 [[ $rc == 0 && $(wc -l <<<"$out") == 257 && $out == *"0x38  0 | 0111 | 000  1 "* && $out == *"0x7E  0 | 1111 | 110  448"* ]] ||
   fail "table e4m3: header + 256 rows, 0x38 = 1, 0x7E = 448"
+# The low-bit formats are listed whole: every row against the decoder.
+for name in fp4 fp6_e3m2 fp6_e2m3 e4m3fnuz e5m2fnuz e4m3b11fnuz e4m3ieee e3m4 e8m0; do
+  run table -f "$name" --json
+  check_py "table $name: every encoding" '
+name = json.loads(OUT)["format"]
+rows = json.loads(OUT)["rows"]
+bits = 8 if name == "e8m0" else 1 + LOWBIT[name][0] + LOWBIT[name][1]
+need(len(rows) == 2 ** bits, "%s: %d rows" % (name, len(rows)))
+for b, r in enumerate(rows):
+    v = lowbit(name, b)
+    need(int(r["bits"], 16) == b, "%s row %d bits" % (name, b))
+    if v is None: need("NaN" in r["class"] or "infinity" in r["class"], "%s row %d: %s" % (name, b, r["class"]))
+    else: need(r["exact"] == signed_exact(v), "%s row %d: %s vs %s" % (name, b, r["exact"], signed_exact(v)))
+    if name == "e8m0": need(r["sign"] == "" and r["fraction"] == "", "e8m0 has no sign or fraction field")
+print("ok")'
+done
+run table fp4
+checks=$((checks + 1))
+[[ $rc == 0 && $(wc -l <<<"$out") == 17 && $out == *"0x7  0 | 11 | 1  6 "* && $out == *"0x8  1 | 00 | 0  -0 "* ]] ||
+  fail "table fp4: header + 16 rows, 0x7 = 6, 0x8 = -0"
+# fnuz: the -0 slot 0x80 is the NaN, not a value: a range across zero skips it
+run table e4m3fnuz --from -0.002 --to 0.001
+checks=$((checks + 1))
+[[ $rc == 0 && $out == *"0x82"*"0x81"*"0x00"*"0x01"* && $out != *"0x80"* ]] || fail "table e4m3fnuz across zero: $out"
+expect_out "table e4m3fnuz --count across zero" "0x81" "0x00" "0x01" -- table e4m3fnuz --from -0.001 --count 3
+expect_out "table e8m0 from its smallest value" "0x00  00000000" "0x01  00000001" -- table e8m0 --count 2
+expect_error "table e8m0 --from 0" "not a value of e8m0" -- table e8m0 --from 0 --count 2
 # 1 to 2 in fp16: 1 + k 2^-10 for k = 0..1024
 run table fp16 --from 1 --to 2
 checks=$((checks + 1))
@@ -284,6 +387,7 @@ expect_error "show: --bits without -f" "--bits needs -f FORMAT" -- show --bits 3
 expect_error "show: bad rounding" "unknown rounding 'sideways'" -- show 1 -r sideways
 expect_error "show: no value" "VALUE" -- show
 expect_error "range: unknown format" "unknown format 'half16'" -- range -f half16
+expect_error "unknown format lists the new names" "unknown format 'fp5'" "e4m3fnuz" "fp4" "e8m0" "fp6_e2m3" -- show 1 -f fp5
 
 # ---- help, colour -----------------------------------------------------------------------------------
 

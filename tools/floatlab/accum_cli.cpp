@@ -356,7 +356,11 @@ dot_result run_dot(const model_spec& s, const lf::format& data, std::span<const 
     if (trp) {
       const lf::format inf = in;
       auto nz = [&](std::size_t i) {
-        auto nzb = [&](lf::bits_t x) { return (x & ~inf.sign_mask()) != 0; };
+        // lf::classify, not a mask: E8M0's 0x00 is 2^-127 and a fnuz 0x80 is its NaN, not zeros.
+        auto nzb = [&](lf::bits_t x) {
+          const lf::fp_class c = lf::classify(inf, x);
+          return c != lf::fp_class::positive_zero && c != lf::fp_class::negative_zero;
+        };
         return as_sum ? nzb(ca.bits[i]) : nzb(ca.bits[i]) && nzb(cb.bits[i]);
       };
       summarise_trace(tr, topt, nz, r);
@@ -492,14 +496,14 @@ std::string data_description(const vector_options& o, const lf::format& f, std::
 exact_reference exact_of(const lf::format& data, std::span<const lf::bits_t> a, std::span<const lf::bits_t> b,
                          bool is_dot) {
   exact_reference r;
-  const lf::bits_t abs_mask = ~data.sign_mask();
+  // lf::abs, not a mask: a fnuz NaN is the sign bit itself (masked, it would read as +0).
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (is_dot) {
       r.value.add_product(data, a[i], data, b[i]);
-      r.magnitude.add_product(data, a[i] & abs_mask, data, b[i] & abs_mask);
+      r.magnitude.add_product(data, lf::abs(data, a[i]), data, lf::abs(data, b[i]));
     } else {
       r.value.add(data, a[i]);
-      r.magnitude.add(data, a[i] & abs_mask);
+      r.magnitude.add(data, lf::abs(data, a[i]));
     }
   }
   return r;

@@ -83,8 +83,14 @@ show_result compute(const lf::format& f, const std::string& text, bool raw, cons
     lf::detail::scan(text, in);
     if (in.kind != lf::detail::scanned::what::number) {
       r.no_error_why = "'" + text + "' is not a finite number";
-      if (lf::has(r.flags, lf::status::invalid))
+      const bool is_inf = in.kind == lf::detail::scanned::what::infinity;
+      if (lf::has(r.flags, lf::status::invalid) && !f.has_nan())
+        r.explanation = lf::format_name(f) + " has no infinity and no NaN: " + text + " becomes max finite " +
+                        r.shortest + ", which stands in for it (invalid).";
+      else if (lf::has(r.flags, lf::status::invalid) && is_inf && !f.has_infinity())
         r.explanation = lf::format_name(f) + " has no infinity: " + text + " becomes " + r.shortest + " (invalid).";
+      else if (lf::has(r.flags, lf::status::invalid))
+        r.explanation = lf::format_name(f) + " is unsigned: " + text + " becomes its NaN " + r.shortest + " (invalid).";
       else if (r.finite)
         r.explanation = "saturated (--saturate): " + text + " becomes the largest finite value.";
       else
@@ -92,8 +98,11 @@ show_result compute(const lf::format& f, const std::string& text, bool raw, cons
     } else {
       r.no_error_why = "the input is too far out (beyond 10^" + std::to_string(max_exact_exponent) +
                        " either way) to expand exactly";
-      r.explanation = std::string(lf::has(r.flags, lf::status::overflow) ? "overflowed" : "far below the smallest subnormal") +
-                      ": stored as " + r.shortest + ".";
+      const char* what = lf::has(r.flags, lf::status::overflow)  ? "overflowed"
+                         : lf::has(r.flags, lf::status::invalid) ? "no encoding (a format without sign or zero)"
+                         : f.has_subnormals()                    ? "far below the smallest subnormal"
+                                                                 : "far below the smallest value";
+      r.explanation = std::string(what) + ": stored as " + r.shortest + ".";
     }
     return r;
   }
@@ -121,7 +130,7 @@ std::string render_text(const show_result& r, const palette& colour) {
   };
   row("stored", compact_exact(r.exact) + (r.exact == r.shortest ? "" : "  (shortest " + r.shortest + ")"));
   if (compact_exact(r.exact) != r.exact && r.exact.size() <= 66) row("", "= " + r.exact);
-  row("encoding", hex_of(f, r.bits) + " = " + r.parts.grouped() + "  (sign | exponent | fraction)");
+  row("encoding", hex_of(f, r.bits) + " = " + r.parts.grouped() + "  (" + r.parts.label() + ")");
   row("class", r.klass);
   if (r.error) {
     std::string e = signed_text(r.error->absolute) + " absolute, ";

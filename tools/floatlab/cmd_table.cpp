@@ -29,7 +29,8 @@ constexpr int whole_table_max_bits = 8;
 constexpr std::uint64_t max_rows = std::uint64_t{1} << 20;
 
 // Non-NaN encodings in value order as integers: +x -> its magnitude bits, -x -> -(magnitude) - 1,
-// so -0 comes just before +0 and the next value is always ordinal + 1.
+// so -0 comes just before +0 and the next value is always ordinal + 1. (In a fnuz format the -0
+// slot, ordinal -1, is the NaN: the listing skips it. An unsigned format has no negative ordinals.)
 std::int64_t ordinal(const lf::format& f, lf::bits_t b) {
   const auto mag = static_cast<std::int64_t>(b & ~f.sign_mask());
   return (b & f.sign_mask()) ? -mag - 1 : mag;
@@ -43,9 +44,14 @@ lf::bits_t from_ordinal(const lf::format& f, std::int64_t o) {
 lf::bits_t endpoint(const lf::format& f, const std::string& text, bool raw, lf::rounding r, std::string_view name) {
   const number_argument n = parse_number_argument(f, text, raw, lf::env{r}, name);
   if (!n) throw usage_error(n.error);
-  if (is_nan(f, n.bits))
-    throw usage_error(std::string(name) + " '" + text + "' is " + (raw ? "a NaN encoding" : "beyond the range of " + lf::format_name(f)) +
+  if (is_nan(f, n.bits)) {
+    const bool no_encoding = !raw && lf::has(n.flags, lf::status::invalid) && !lf::has(n.flags, lf::status::overflow);
+    throw usage_error(std::string(name) + " '" + text + "' is " +
+                      (raw           ? "a NaN encoding"
+                       : no_encoding ? "not a value of " + lf::format_name(f) + " (unsigned, no zero)"
+                                     : "beyond the range of " + lf::format_name(f)) +
                       ": a range needs numbers (" + std::string(number_argument_accepted) + ")");
+  }
   return n.bits;
 }
 
@@ -78,7 +84,10 @@ int run_table(const table_options& o) {
   std::int64_t first = 0, last = 0;
   bool whole = !ranged;
   if (ranged) {
-    const lf::bits_t lowest = f.sign_mask() | (f.has_infinity() ? f.infinity_bits() : f.max_finite_bits());
+    // -inf, or -max finite; an unsigned format starts at its smallest value.
+    const lf::bits_t lowest = !f.has_sign()     ? f.min_normal_bits()
+                              : f.has_infinity() ? f.sign_mask() | f.infinity_bits()
+                                                 : f.sign_mask() | f.max_finite_bits();
     const lf::bits_t highest = f.has_infinity() ? f.infinity_bits() : f.max_finite_bits();
     first = ordinal(f, o.from ? endpoint(f, *o.from, o.bits, lf::rounding::upward, "--from") : lowest);
     if (o.to) {
@@ -99,16 +108,25 @@ int run_table(const table_options& o) {
   json_writer j;
   if (o.json) j.begin_object().field("command", "table").field("format", lf::format_name(f)).key("rows").begin_array();
   else
-    out << fmt::format("{} ({}): encoding, sign | exponent | fraction, exact value, class\n", lf::format_name(f),
-                       format_citation(f));
+    out << fmt::format("{} ({}): encoding, {}, exact value, class\n", lf::format_name(f), format_citation(f),
+                       fields_label(f));
   auto emit = [&](lf::bits_t b) {
     if (o.json) write_json_row(j, f, b);
     else out << row_text(f, b);
   };
-  if (whole)
+  if (whole) {
     for (lf::bits_t b = 0; b <= f.encoding_mask(); ++b) emit(b);
-  else
-    for (std::int64_t k = first; k <= last; ++k) emit(from_ordinal(f, k));
+  } else {
+    // Value order skips a NaN in the -0 slot (fnuz); --count still lists N values.
+    std::uint64_t listed = 0;
+    const std::int64_t end = o.count ? ordinal(f, f.has_infinity() ? f.infinity_bits() : f.max_finite_bits()) : last;
+    for (std::int64_t k = first; k <= end && (!o.count || listed < *o.count); ++k) {
+      const lf::bits_t b = from_ordinal(f, k);
+      if (is_nan(f, b)) continue;
+      emit(b);
+      ++listed;
+    }
+  }
   if (o.json) {
     j.end_array().end_object();
     out << j.str() << '\n';
@@ -122,7 +140,9 @@ command register_table(CLI::App& app) {
   auto o = std::make_shared<table_options>();
   CLI::App* cmd = app.add_subcommand("table", "Every encoding of a format of up to 8 bits, or the values in a range of "
                                               "a wider one: hex, fields, exact value, class");
-  cmd->add_option("FORMAT", o->format, "The format; known: " + lf::known_format_names())->required();
+  cmd->add_option("FORMAT,-f,--format", o->format,
+                  "The format (as an argument or after -f); known: " + lf::known_format_names())
+      ->required();
   cmd->add_option("--from", o->from, "First value: the smallest value of FORMAT at or above X")->type_name("X");
   cmd->add_option("--to", o->to, "Last value: the largest value of FORMAT at or below Y")->type_name("Y");
   add_whole_number_option(*cmd, "--count", o->count, "List N values (from --from, or from the lowest value)", 1,
@@ -136,17 +156,20 @@ command register_table(CLI::App& app) {
       e5m2_first += "    " + row_text(lf::float8_e5m2, b);
     }
     return fmt::format(R"(Without a range, a format of up to {} bits is listed whole, in encoding order (NaNs
-included). A wider one needs a range: --from X with --to Y or --count N, listed in value order
+included): 16 rows for fp4, 64 for the FP6 formats, 256 for the FP8 ones and e8m0. A wider
+one needs a range: --from X with --to Y or --count N, listed in value order
 (-0 before +0; NaNs are not values). X and Y are numbers ({}); with --bits, encodings.
 Values are exact; one longer than 40 characters is shown by its shortest round-trip text.
 --json prints {{"command":"table","format","rows":[{{"bits", "sign", "exponent", "fraction",
-"exact", "shortest", "class"}}...]}} (fields as binary digits).
+"exact", "shortest", "class"}}...]}} (fields as binary digits; "" for a field the format lacks:
+e8m0 has no sign and no fraction).
 At most {} rows. Exit status: 0 success, 2 bad usage: an unknown format, a malformed number,
 no range for a wide format, an empty range.
 
 Examples:
   floatlab table e5m2          # all 256 encodings; these are three of them:
-{}  floatlab table fp16 --from 1 --to 2
+{}  floatlab table -f fp4        # the 16 encodings of OCP MX FP4 (E2M1)
+  floatlab table fp16 --from 1 --to 2
   floatlab table bf16 --bits --from 3F80 --count 16
   floatlab table e4m3 --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["rows"]))')",
                        whole_table_max_bits, number_syntax_help, max_rows, e5m2_first);

@@ -40,19 +40,15 @@ inline big_int pow10_int(long k) {
 
 inline rational pow10(long k) { return k >= 0 ? rational(pow10_int(k)) : rational(big_int(1), pow10_int(-k)); }
 
-/// The value of a finite encoding b of f, from its fields (IEEE 754-2019 §3.4):
-/// (-1)^s * 2^(e - bias) * 1.fraction, or 2^emin * 0.fraction for biased exponent 0.
+/// The value of a finite encoding b of f, (-1)^negative * sig * 2^exp as the library's decoder
+/// (lf::detail::unpack) takes the fields apart, so that every kind is read as the core reads it: a
+/// fnuz or finite_only format's all-ones encodings are numbers, an exponent-only format (E8M0) has
+/// no sign bit and its field 0 is 2^emin, not a zero. (NaN and infinity have no value: 0 here.)
 inline rational value_of(const lf::format& f, lf::bits_t b) {
-  const bool negative = (b & f.sign_mask()) != 0;
-  const std::uint64_t biased = (b & f.exponent_mask()) >> f.fraction_bits();
-  std::uint64_t sig = b & f.fraction_mask();
-  long exp = f.emin() - f.fraction_bits();
-  if (biased != 0) {
-    sig |= std::uint64_t{1} << f.fraction_bits();
-    exp = static_cast<long>(biased) - f.bias() - f.fraction_bits();
-  }
-  rational r = rational(big_int(sig)) * pow2(exp);
-  return negative ? rational(-r) : r;
+  const lf::detail::unpacked u = lf::detail::unpack(f, b);
+  if (u.kind != lf::detail::kind::finite) return rational(0);
+  const rational r = rational(big_int(u.sig)) * pow2(u.exp);
+  return u.negative ? rational(-r) : r;
 }
 
 /// True for encodings with a real value (not inf, not NaN).

@@ -3,6 +3,7 @@
 // way a value rounded and why, a small JSON writer and word wrapping.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -50,7 +51,32 @@ inline std::vector<lf::format> all_named_formats() {
 inline std::string_view format_citation(const lf::format& f) {
   for (const auto& n : lf::named_formats)
     if (n.fmt == f) return n.citation;
-  return f.kind == lf::nonfinite::ieee ? "custom, IEEE-style" : "custom, no infinity (OCP-style NaN)";
+  if (f.exponent_only()) return "custom, exponent only (E8M0-style)";
+  switch (f.kind) {
+    case lf::nonfinite::ieee: return "custom, IEEE-style";
+    case lf::nonfinite::nan_only: return "custom, no infinity (OCP-style NaN)";
+    case lf::nonfinite::finite_only: return "custom, finite only (no infinity, no NaN)";
+    case lf::nonfinite::fnuz: return "custom, fnuz (NaN at -0, no infinity)";
+  }
+  return "custom";
+}
+
+/// What the format has and lacks, from lf::format's predicates and NaN encodings, e.g.
+/// "IEEE 754: ±0, subnormals, ±inf, NaNs", "finite only: no inf, no NaN (overflow gives max
+/// finite)", "fnuz: NaN 0x80, no -0, no inf", "exponent only: unsigned, no zero, no subnormals,
+/// no inf, NaN 0xFF".
+inline std::string kind_summary(const lf::format& f);
+
+/// The NaN encodings of a format that is not IEEE: lf::format::nan_bits of each sign (one
+/// encoding in an unsigned or fnuz format, none in a finite_only one).
+inline std::vector<lf::bits_t> non_ieee_nans(const lf::format& f) {
+  std::vector<lf::bits_t> out;
+  if (!f.has_nan()) return out;
+  for (const bool negative : {false, true}) {
+    const lf::bits_t b = f.nan_bits(negative);
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  }
+  return out;
 }
 
 // ---- an encoding, field by field -------------------------------------------------------------
@@ -69,13 +95,65 @@ inline std::string binary_digits(std::uint64_t v, int n) {
   return s;
 }
 
+/// An encoding's fields as binary digits. A field the format does not have is empty: the sign of
+/// an unsigned format and the fraction of an exponent-only one (E8M0 has neither).
 struct fields {
   std::string sign, exponent, fraction;
-  std::string grouped() const { return sign + " | " + exponent + " | " + fraction; }
+  std::string grouped() const {
+    std::string out;
+    for (const std::string* p : {&sign, &exponent, &fraction})
+      if (!p->empty()) out += (out.empty() ? "" : " | ") + *p;
+    return out;
+  }
+  /// What grouped() shows: "sign | exponent | fraction", or the fields there are.
+  std::string label() const {
+    std::string out;
+    if (!sign.empty()) out += "sign";
+    out += (out.empty() ? "" : " | ") + std::string("exponent");
+    if (!fraction.empty()) out += " | fraction";
+    return out;
+  }
 };
 inline fields fields_of(const lf::format& f, lf::bits_t b) {
-  return {binary_digits(b >> (f.bits() - 1), 1), binary_digits((b & f.exponent_mask()) >> f.fraction_bits(), f.exponent_bits),
+  return {f.has_sign() ? binary_digits(b >> (f.bits() - 1), 1) : std::string(),
+          binary_digits((b & f.exponent_mask()) >> f.fraction_bits(), f.exponent_bits),
           binary_digits(b & f.fraction_mask(), f.fraction_bits())};
+}
+/// The field names of format f, as fields::label() gives them.
+inline std::string fields_label(const lf::format& f) { return fields_of(f, 0).label(); }
+
+inline std::string kind_summary(const lf::format& f) {
+  std::vector<std::string> parts;
+  auto nan_list = [&] {
+    std::string t;
+    for (const lf::bits_t b : non_ieee_nans(f)) t += (t.empty() ? "" : "/") + hex_of(f, b);
+    return t;
+  };
+  std::string head;
+  if (f.exponent_only()) {
+    head = "exponent only";
+  } else {
+    switch (f.kind) {
+      case lf::nonfinite::ieee: return "IEEE 754: ±0, subnormals, ±inf, NaNs";
+      case lf::nonfinite::nan_only: head = "OCP fn"; break;
+      case lf::nonfinite::finite_only: head = "finite only"; break;
+      case lf::nonfinite::fnuz: head = "fnuz"; break;
+    }
+  }
+  if (!f.has_sign()) parts.emplace_back("unsigned");
+  if (!f.has_zero()) parts.emplace_back("no zero");
+  if (f.has_nan() && f.kind != lf::nonfinite::ieee) {
+    const std::string nans = nan_list();
+    parts.push_back((nans.find('/') == std::string::npos ? "NaN " : "NaNs ") + nans +
+                    (f.kind == lf::nonfinite::fnuz ? " (the -0 encoding)" : ""));
+  }
+  if (f.has_zero() && f.has_sign() && !f.has_negative_zero()) parts.emplace_back("no -0");
+  if (!f.has_subnormals()) parts.emplace_back("no subnormals");
+  if (!f.has_infinity()) parts.emplace_back("no inf");
+  if (!f.has_nan()) parts.emplace_back("no NaN (overflow gives max finite)");
+  std::string out = head + ":";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : " ") + parts[i];
+  return out;
 }
 
 /// "normal", "subnormal", "zero", "infinity", "quiet NaN", "signaling NaN", with the sign where it
@@ -117,21 +195,47 @@ inline std::string value_text(const lf::format& f, lf::bits_t b, std::size_t max
 inline std::string explain_rounding(const lf::format& f, std::string_view x_text, const exact_real& x, lf::bits_t stored,
                                     lf::bits_t lower, lf::bits_t upper, const lf::env& e, lf::status flags) {
   const std::string mode(lf::rounding_name(e.mode));
-  if (lower == upper) return "exact: " + std::string(x_text) + " is a value of " + lf::format_name(f) + ", nothing to round.";
+  const std::string name = lf::format_name(f);
   const bool stored_finite = is_finite(f, stored);
   const lf::bits_t max_finite = f.max_finite_bits();
+  // No encoding at all: an exponent-only format (E8M0) has no sign and no zero.
+  if (!stored_finite && lf::has(flags, lf::status::invalid) && !lf::has(flags, lf::status::overflow))
+    return "no encoding: " + std::string(x_text) + " is " + (x.compare(rational(0)) == 0 ? "zero" : "negative") +
+           ", and " + name + " is unsigned with no zero, so the result is its NaN, " + hex_of(f, stored) +
+           " (invalid raised).";
+  // An exact input is stored as it is in every mode (in a finite_only format, lower == upper
+  // does not mean exact: both directions clamp to max finite).
+  // A zero without a negative one (fnuz): a negative zero or tiny negative result is +0.
+  const bool lost_minus = f.has_zero() && f.has_sign() && !f.has_negative_zero() && (stored & f.encoding_mask()) == 0 &&
+                          !x_text.empty() && x_text.front() == '-';
+  const std::string plus_zero = lost_minus ? " (+0: " + name + " has no -0)" : "";
+  if (stored_finite && x.compare(value_of(f, stored)) == 0)
+    return "exact: " + std::string(x_text) + " is a value of " + name + ", nothing to round" + plus_zero + ".";
   if (!stored_finite)
-    return "overflowed: " + std::string(x_text) + " is beyond the largest finite " + lf::format_name(f) + " value " +
-           value_text(f, max_finite) + ", and " + mode + " turns such an overflow into " +
-           lf::to_shortest(f, stored) + (f.has_infinity() ? "." : " (the format has no infinity).");
+    return "overflowed: " + std::string(x_text) + " is beyond the largest finite " + name + " value " +
+           value_text(f, max_finite) + ", and " + mode + " turns such an overflow into " + lf::to_shortest(f, stored) +
+           (f.has_infinity() ? "."
+            : f.kind == lf::nonfinite::fnuz
+                ? " (the format has no infinity: its NaN, the -0 encoding " + hex_of(f, stored) + ", stands in)."
+                : " (the format has no infinity).");
   if (lf::has(flags, lf::status::overflow) && (stored & ~f.sign_mask()) == max_finite &&
       e.policy.overflow == lf::overflow_policy::saturate)
     return "saturated (--saturate): " + std::string(x_text) + " is beyond the largest finite value " +
            value_text(f, max_finite) + ", which it becomes instead of overflowing.";
+  if (lf::has(flags, lf::status::overflow) && !f.has_nan() && !f.has_infinity())
+    return "overflowed: " + std::string(x_text) + " is beyond the largest finite " + name + " value " +
+           value_text(f, max_finite) + "; " + name +
+           " has no infinity and no NaN, so an overflow gives max finite in every rounding direction "
+           "(overflow and inexact raised).";
+  // Below the smallest value of a format without zero and subnormals: nothing else to round to.
+  if (!f.has_zero() && (stored & f.encoding_mask()) == f.min_normal_bits() && x.compare(value_of(f, stored)) < 0)
+    return "rounded up to the smallest value " + value_text(f, stored) + ": " + std::string(x_text) +
+           " is below it, and " + name +
+           " has no zero and no subnormals, so every rounding direction gives it (underflow and inexact raised).";
   const int dir = -x.compare(value_of(f, stored));
   const std::string way = dir > 0 ? "rounded up" : "rounded down";
   if (stored != lower && stored != upper) {
-    if (lf::has(flags, lf::status::underflow) && (stored & ~f.sign_mask()) == 0 &&
+    if (lf::has(flags, lf::status::underflow) && f.has_zero() && (stored & ~f.sign_mask()) == 0 &&
         e.policy.results == lf::subnormal_results::flush_to_zero)
       return "flushed to zero (--ftz): " + std::string(x_text) + " is tiny (below " +
              value_text(f, f.min_normal_bits()) + " in magnitude), so it becomes a zero.";
@@ -142,7 +246,10 @@ inline std::string explain_rounding(const lf::format& f, std::string_view x_text
   const bool lower_finite = is_finite(f, lower), upper_finite = is_finite(f, upper);
   std::string between = std::string(x_text) + " lies between " + (lower_finite ? value_text(f, lower) : lf::to_shortest(f, lower)) +
                         " and " + (upper_finite ? value_text(f, upper) : lf::to_shortest(f, upper));
-  if (!lower_finite || !upper_finite) {
+  // A finite_only format clamps both directions to max finite beyond it: the same case as a
+  // neighbour that is not finite.
+  const bool top_clamp = !f.has_infinity() && !f.has_nan() && lower == upper && (lower & ~f.sign_mask()) == max_finite;
+  if (!lower_finite || !upper_finite || top_clamp) {
     if (lf::has(flags, lf::status::overflow))  // odd: with an unbounded exponent it picks the value beyond max
       return "overflowed: " + std::string(x_text) + " is beyond the largest finite " + lf::format_name(f) + " value " +
              value_text(f, stored) + ", and " + mode + " gives that value on overflow (overflow and inexact raised).";
@@ -150,14 +257,18 @@ inline std::string explain_rounding(const lf::format& f, std::string_view x_text
                              " is beyond it, but ";
     if (f.has_infinity()) return head + mode + " does not overflow there.";
     // IEEE 754-2019 §7.4: overflow is decided by rounding as if the exponent range were unbounded.
-    // There the value after max finite is max + ulp(max) = (2^p - 1) * 2^(emax - p + 1), whose
-    // encoding in a format without infinity is the NaN.
+    // There the value after max finite is max + ulp(max) (lf::ulp). In an OCP-style (nan_only)
+    // format that value's encoding would be the NaN; a fnuz format's all-ones encoding is max
+    // itself, so the value after it is beyond every encoding.
     const rational m = value_of(f, stored);
-    const rational beyond = m + (m < 0 ? rational(-pow2(f.emax() - f.precision + 1)) : pow2(f.emax() - f.precision + 1));
+    const rational u = value_of(f, lf::ulp(f, stored));
+    const rational beyond = m + (m < 0 ? rational(-u) : u);
     const bool tie = x.compare((m + beyond) / 2) == 0;
+    const std::string why_not =
+        f.kind == lf::nonfinite::nan_only ? "that encoding is its NaN" : "it is past the last encoding";
     return head + "with an unbounded exponent range (IEEE 754-2019 §7.4) it lies between " + value_text(f, stored) +
-           " and " + to_decimal(beyond, 20, 20).shown() + ", a value " + lf::format_name(f) +
-           " cannot hold (that encoding is its NaN), and " + mode + " picks " + value_text(f, stored) +
+           " and " + to_decimal(beyond, 20, 20).shown() + ", a value " + name + " cannot hold (" + why_not + "), and " +
+           mode + " picks " + value_text(f, stored) +
            (tie ? " (exactly halfway: the tie goes to the even one)" : "") + ", so it does not overflow.";
   }
   const rational lo = value_of(f, lower), hi = value_of(f, upper);
@@ -168,6 +279,9 @@ inline std::string explain_rounding(const lf::format& f, std::string_view x_text
     case lf::rounding::nearest_even:
     case lf::rounding::nearest_away:
       if (side != 0) why = side < 0 ? "nearer the lower" : "nearer the upper";
+      else if (e.mode == lf::rounding::nearest_even && f.fraction_bits() == 0)
+        why = "exactly halfway: with no fraction bits both are odd (significand 1), and the carry of the tie "
+              "takes the upper";
       else
         why = e.mode == lf::rounding::nearest_even
                   ? "exactly halfway: a tie goes to the even one (last fraction bit 0)"
@@ -176,7 +290,11 @@ inline std::string explain_rounding(const lf::format& f, std::string_view x_text
     case lf::rounding::toward_zero: why = "toward_zero keeps the one nearer zero"; break;
     case lf::rounding::upward: why = "upward takes the upper"; break;
     case lf::rounding::downward: why = "downward takes the lower"; break;
-    case lf::rounding::odd: why = "round-to-odd takes the one whose last fraction bit is 1"; break;
+    case lf::rounding::odd:
+      why = f.fraction_bits() == 0
+                ? "round-to-odd keeps the lower: with no fraction bits its significand 1 is already odd"
+                : "round-to-odd takes the one whose last fraction bit is 1";
+      break;
     case lf::rounding::stochastic: {
       bool ex = true;
       const rational xv = x.approx(3 * f.precision + 80, ex);
@@ -186,7 +304,7 @@ inline std::string explain_rounding(const lf::format& f, std::string_view x_text
       break;
     }
   }
-  return way + ": " + between + ", " + why + ".";
+  return way + ": " + between + ", " + why + plus_zero + ".";
 }
 
 // ---- JSON ------------------------------------------------------------------------------------

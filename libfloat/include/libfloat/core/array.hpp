@@ -354,8 +354,11 @@ LIBFLOAT_ARRAY_LAZY status convert(std::span<const float> in, std::span<fp64> ou
 /// Writes to out[i] the value of format f that in[i] rounds to (under r / e / the stochastic
 /// source), as a float: widen(convert(in[i])) element by element, with convert's flags ORed.
 /// - Out of range: what convert gives: +-infinity or +-max finite (by direction; always max
-///   finite under overflow_policy::saturate). A format without infinity (E4M3) gives NaN instead
-///   of infinity, as its conversion does; an infinite input under saturate gives +-max finite.
+///   finite under overflow_policy::saturate). A format without infinity (E4M3, fnuz) gives NaN
+///   instead of infinity, as its conversion does, and a finite_only one (FP4, FP6) max finite; an
+///   infinite input under saturate gives +-max finite.
+/// - NaN into a finite_only format: max finite of its sign, with invalid (it has no NaN); into an
+///   exponent-only one (E8M0), zero and negative values give its NaN, with invalid.
 /// - Subnormals: values below f's min normal land on f's subnormal grid (gradual underflow), or
 ///   become +-0 under subnormal_results::flush_to_zero; subnormal_inputs::treat_as_zero reads
 ///   float subnormal inputs as zeros.

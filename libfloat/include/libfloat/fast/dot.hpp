@@ -85,7 +85,9 @@ inline constexpr bool dot_fast_built =
 /// value is a binary32 value and the product of two values is exact in binary32 (at most 2 x 11
 /// significant bits; nonzero magnitudes within [2^-48, 2^32) for binary16, [2^-32, 2^32) for
 /// E5M2, [2^-18, 2^18) for E4M3, all inside binary32's normal range). bfloat16 and tf32 do not
-/// qualify: their products leave binary32's exponent range.
+/// qualify: their products leave binary32's exponent range. Equality, not a property test: the
+/// kernel's bit tricks (sign_mask() - 1 as the magnitude, the nonfinite test, field 0 subnormal)
+/// hold for these three only; the fnuz, finite_only and exponent-only formats take the engine.
 constexpr bool dot_fast_input(const format& f) { return f == binary16 || f == float8_e5m2 || f == float8_e4m3fn; }
 
 /// |x| for a finite encoding x of F (sign bit and anything above the encoding ignored) as a float:
@@ -96,6 +98,7 @@ constexpr bool dot_fast_input(const format& f) { return f == binary16 || f == fl
 /// value: the kernel checks for them apart.)
 template <format F>
 [[gnu::always_inline]] inline float dot_fast_magnitude(std::uint32_t x) {
+  static_assert(dot_fast_input(F));
   constexpr auto magnitude = static_cast<std::uint32_t>(F.sign_mask() - 1);
   constexpr int shift = 23 - F.fraction_bits();
   constexpr float scale = std::bit_cast<float>(static_cast<std::uint32_t>(127 - F.bias() + 127) << 23);

@@ -75,6 +75,11 @@ struct fast_operand {
 
 template <format F, bool DAZ>
 LIBFLOAT_INLINE constexpr fast_operand fast_decode(bits_t x) {
+  // The decoding below assumes a sign bit, field 0 = zero or subnormal, and ieee or nan_only
+  // specials. fast_format() admits only such formats (by equality); fnuz (NaN at -0), finite_only
+  // and exponent-only formats always take block_fma_general, which decodes with detail::unpack.
+  static_assert((F.kind == nonfinite::ieee || F.kind == nonfinite::nan_only) && F.has_subnormals(),
+                "fast_decode reads only ieee and nan_only encodings with subnormals");
   constexpr int fb = F.fraction_bits();
   const auto field = static_cast<int>((x >> fb) & F.exponent_field_max());
   const std::uint64_t m = x & F.fraction_mask();
@@ -273,7 +278,9 @@ inline constexpr format static_format_of = format{};
 template <format F, class Get>
 inline constexpr format static_format_of<typed_get<F, Get>> = F;
 
-/// The named formats the fast path takes (p_a + p_b <= 22 for every pair of them).
+/// The named formats the fast path takes (p_a + p_b <= 22 for every pair of them). Equality, not
+/// a property test: the fnuz, finite_only and exponent-only formats (and float8_e4m3 / e3m4) are
+/// not among them and take block_fma_general.
 constexpr bool fast_format(const format& f) {
   return f == binary16 || f == bfloat16 || f == tfloat32 || f == float8_e4m3fn || f == float8_e5m2;
 }

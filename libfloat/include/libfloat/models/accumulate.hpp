@@ -195,6 +195,11 @@ struct accumulation {
     auto bad = [](const format& f) { return !f.valid(); };
     if (bad(input)) return "the input format is not a valid format";
     if (bad(accumulator)) return "the accumulator format is not a valid format";
+    // Every order starts partial sums (and compensations) at +0, encoding 0: in an exponent-only
+    // format (E8M0: no sign, no zero) that encoding is 2^emin, and a sum has no zero to start from.
+    if (!accumulator.has_zero())
+      return "the accumulator format " + format_name(accumulator) +
+             " has no zero (an exponent-only format holds scales, not sums); use a format with a zero";
     if (products == product_mode::rounded && bad(product_format)) return "the product format is not a valid format";
     if (products == product_mode::exact && !fits_in(input, accumulator))
       return "exact products need every " + format_name(input) + " value to be a " + format_name(accumulator) +
@@ -404,7 +409,7 @@ struct one_value {
 /// A (possibly compensated) sequential accumulator: s and, when compensating, c.
 struct running_sum {
   bits_t s;
-  bits_t c = 0;  // +0 in every format
+  bits_t c = 0;  // +0 in every format with a zero (accumulation::invalid_reason rejects the others)
 
   /// s (and c) after one more term, as model.compensation says.
   template <class T>

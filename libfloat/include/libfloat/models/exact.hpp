@@ -126,10 +126,21 @@ concept exact_fp_range = std::ranges::contiguous_range<R> && is_fp_value<std::re
 
 // ---- the bucketed dot product loop (exact_accumulator::add_products_bucketed) -------------------
 
+/// The encodings the fixed-point decoders below (bucket_loop, nonfinite_lane, fixed_parts) assume:
+/// a sign bit, exponent field 0 = zero or subnormal (no hidden bit), and specials that
+/// nonfinite_lane recognises (ieee: the all-ones exponent; nan_only: S.1..1.1..1). The other
+/// kinds break one of these: fnuz's NaN is the -0 encoding and its all-ones magnitude is finite,
+/// every finite_only encoding is finite, and an exponent-only format (E8M0) has no sign bit and
+/// its field 0 is 2^emin. Those take the general path (detail::unpack, the core's decoding).
+constexpr bool fixed_point_layout(const format& f) {
+  return (f.kind == nonfinite::ieee || f.kind == nonfinite::nan_only) && f.has_subnormals();
+}
+
 /// 1 for an encoding of F that is NaN or infinity (is_nonfinite_bits), given its biased exponent
-/// field e; written so that the loop below vectorizes.
+/// field e; written so that the loop below vectorizes. Only for fixed_point_layout(F).
 template <format F>
 LIBFLOAT_INLINE constexpr std::uint32_t nonfinite_lane(std::uint32_t x, std::uint32_t e) {
+  static_assert(fixed_point_layout(F), "the bucketed loop reads only ieee and nan_only encodings");
   if constexpr (F.kind == nonfinite::ieee) {
     return e == F.exponent_field_max();
   } else {
@@ -269,7 +280,9 @@ class exact_accumulator {
   template <format F>
   exact_accumulator& add_range(std::span<const fp<F>> x) {
     constexpr int lo = F.emin() - F.fraction_bits(), hi = F.emax() + 1;
-    if constexpr (hi - lo <= 96) {
+    // fixed_parts needs field 0 to be a subnormal (not an exponent-only format's 2^emin). fnuz and
+    // finite_only formats are fine here: specials are found by the core's is_nonfinite_bits.
+    if constexpr (hi - lo <= 96 && F.has_subnormals()) {
       fixed_sum fs{};
       for (const fp<F> v : x) {
         const bits_t b = v.bits();
@@ -298,7 +311,7 @@ class exact_accumulator {
     if constexpr (bucketed<F, G>) {
       for (std::size_t start = 0; start < n; start += bucket_chunk)
         add_products_bucketed<F, G>(a.data() + start, b.data() + start, std::min(n - start, bucket_chunk));
-    } else if constexpr (hi - lo <= 96) {
+    } else if constexpr (hi - lo <= 96 && F.has_subnormals() && G.has_subnormals()) {  // (as add_range)
       fixed_sum fs{};
       for (std::size_t i = 0; i < n; ++i) {
         const bits_t x = a[i].bits(), y = b[i].bits();
@@ -375,7 +388,11 @@ class exact_accumulator {
     st |= flags_;
     if (nan_) {
       status ignored{};  // a signaling NaN operand already raised invalid in flags_
-      return convert(f, nan_format_, nan_bits_, e, ignored);
+      const bits_t r = convert(f, nan_format_, nan_bits_, e, ignored);
+      // A format without NaN (finite_only) cannot hold the result: what stands in for it (max
+      // finite, lf::nonfinite::finite_only) comes with invalid, as lf::convert raises it.
+      if (!f.has_nan()) st |= status::invalid;
+      return r;
     }
     if (invalid_nan_ || (pos_inf_ && neg_inf_)) {  // §7.2: inf - inf, 0 * inf
       st |= status::invalid;
@@ -401,7 +418,8 @@ class exact_accumulator {
 
   /// |value| * 2^-shift rounded once into f (finite values only; NaN/inf as round_to).
   bits_t round_abs_scaled(const format& f, int shift, const env& e, status& st) const {
-    if (!is_finite()) return round_to(f, e, st) & ~f.sign_mask();
+    // lf::abs, not a mask: a fnuz NaN is the sign bit itself (masking it would give +0).
+    if (!is_finite()) return lf::abs(f, round_to(f, e, st));
     st |= flags_;
     return round_scaled(f, shift, e, st, /*absolute=*/true);
   }
@@ -524,6 +542,7 @@ class exact_accumulator {
 
   /// A finite encoding of f as sig * 2^(emin - fraction_bits + shift): written without branches
   /// (subnormals have biased exponent 0 and no hidden bit, the same scale as biased exponent 1).
+  /// Not for a format without subnormals (exponent-only: its field 0 is 2^emin, with the hidden bit).
   struct fixed_parts {
     std::uint64_t sig;
     int shift;
@@ -552,10 +571,12 @@ class exact_accumulator {
     }
   };
   /// The products add_products_bucketed takes: significand products of at most 30 bits,
-  /// exponent fields of at most 8 bits, encodings of at most 32 bits.
+  /// exponent fields of at most 8 bits, encodings of at most 32 bits, and encodings laid out as
+  /// the loop decodes them (detail::fixed_point_layout: not fnuz, finite_only or exponent-only).
   template <format F, format G>
   static constexpr bool bucketed = F.precision + G.precision <= 30 && F.exponent_bits <= 8 && G.exponent_bits <= 8 &&
-                                   F.bits() <= 32 && G.bits() <= 32;
+                                   F.bits() <= 32 && G.bits() <= 32 && detail::fixed_point_layout(F) &&
+                                   detail::fixed_point_layout(G);
   /// At most this many terms per call of add_products_bucketed: each bucket then stays below
   /// 2^32 * 2^30 = 2^62 in magnitude.
   static constexpr std::size_t bucket_chunk = std::size_t{1} << (sizeof(std::size_t) > 4 ? 32 : 31);
@@ -763,7 +784,9 @@ class exact_accumulator {
       else if (only_zeros && all_positive_zero_) zneg = false;
       else zneg = zero_terms_ + nonzero_terms_ > 0 && detail::exact_zero_sum_sign(e.mode);
       if (absolute) zneg = false;
-      return detail::zero_bits(f, zneg);
+      // zero_result: a format without a zero (exponent-only, E8M0) gives its NaN and invalid, as
+      // the core does for an exact zero result (zero_bits would give 0, the encoding of 2^emin).
+      return detail::zero_result(f, zneg, st);
     }
     const limb* x = data();
     const int h = v.top;

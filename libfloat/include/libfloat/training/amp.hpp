@@ -427,7 +427,9 @@ inline bits_t scaled_gradient(const format& f, double g, float scale, status& st
 
 /// GradScaler.unscale_'s found_inf for one step whose gradients were computed in f at `scale`:
 /// whether some scaled_gradient(f, g, scale) is an infinity or a NaN (what
-/// torch._amp_foreach_non_finite_check_and_unscale_ looks for).
+/// torch._amp_foreach_non_finite_check_and_unscale_ looks for). lf::classify reads every kind (a
+/// fnuz overflow is its NaN 0x80, found); a finite_only format (FP4, FP6) has neither, so there an
+/// overflowing gradient saturates to max finite and is not found, as a check on such data would not.
 inline bool scaled_gradients_overflow(const format& f, std::span<const double> gradients, float scale) {
   for (const double g : gradients) {
     status st{};

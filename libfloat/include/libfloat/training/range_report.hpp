@@ -8,8 +8,13 @@
 //   subnormal   the result is subnormal (gradual underflow: fewer than p significant bits kept)
 //   normal      the result is a normal number
 //   overflow    the core raises overflow (IEEE 754-2019 §7.4): the result is infinity, the NaN of a
-//               format without infinity (OCP E4M3), or max finite (directed rounding, saturation)
+//               format without infinity (OCP E4M3; fnuz formats), or max finite (directed rounding,
+//               saturation, and always in a finite_only format such as FP4 / FP6)
 //   nan, infinity   x itself is not finite (counted, never fatal)
+//
+// The target must have a zero and a sign: an exponent-only format (E8M0) has neither, so values
+// below its range round up to 2^emin and negative ones to its NaN, which fit none of the classes;
+// such a target is rejected (std::invalid_argument).
 //
 // plus a histogram of the binary exponents floor(log2|x*S|) of the nonzero finite values.
 //
@@ -117,6 +122,11 @@ struct scale_factor {
 /// read as zero and, being nonzero, classes as `zero`. e.random is used for stochastic rounding.
 inline range_class classify_scaled(const format& to, const format& from, bits_t x, const scale_factor& s,
                                    const env& e = {}) {
+  // An exponent-only target has no zero, no sign and no subnormals: the tests on `mag` below
+  // (0 = zero, field 0 = subnormal) would misread its encodings (see the file comment).
+  if (!to.has_zero() || !to.has_sign())
+    throw std::invalid_argument("classify_scaled: " + format_name(to) +
+                                " is exponent-only (no zero, no sign): range classes do not apply");
   const lf::detail::unpacked u = lf::detail::unpack(from, x, false);
   switch (u.kind) {
     case lf::detail::kind::quiet_nan:
@@ -125,7 +135,10 @@ inline range_class classify_scaled(const format& to, const format& from, bits_t 
     case lf::detail::kind::zero: return range_class::exact_zero;
     case lf::detail::kind::finite: break;
   }
-  if (e.policy.inputs == subnormal_inputs::treat_as_zero && (x & from.exponent_mask()) == 0) return range_class::zero;
+  // DAZ reads subnormals as zero. A format without subnormals (exponent-only) has none: its field 0
+  // is 2^emin, as lf::detail::unpack reads it.
+  if (e.policy.inputs == subnormal_inputs::treat_as_zero && from.has_subnormals() && (x & from.exponent_mask()) == 0)
+    return range_class::zero;
   status st{};
   const bits_t r = lf::detail::round_pack(to, u.negative, u.exp + s.exp, lf::detail::u128{u.sig} * s.sig, false, e, st);
   if (has(st, status::overflow)) return range_class::overflow;
@@ -229,6 +242,9 @@ class range_counter {
       if (t.e.mode == rounding::stochastic)
         throw std::invalid_argument("range_counter: stochastic rounding gives no fixed class per value");
       if (!t.fmt.valid()) throw std::invalid_argument("range_counter: invalid format");
+      if (!t.fmt.has_zero() || !t.fmt.has_sign())
+        throw std::invalid_argument("range_counter: " + format_name(t.fmt) +
+                                    " is exponent-only (no zero, no sign): range classes do not apply");
       if (t.scale.sig == 0) throw std::invalid_argument("range_counter: the scale must be finite and > 0");
       if (!t.scale.is_power_of_two() &&
           std::find(carry_scales_.begin(), carry_scales_.end(), t.scale) == carry_scales_.end())
@@ -534,6 +550,9 @@ class range_counter {
   template <typename U>
   void fold(const lane<U>& l, std::vector<std::uint64_t>& base, std::vector<std::vector<std::uint64_t>>& carry) const {
     constexpr format f = lane<U>::from;
+    // f is the input's format (binary16, binary32, binary64), not a target: IEEE, standard bias,
+    // so field b of a normal is 2^(b - bias). The targets' kinds do not enter here.
+    static_assert(f.kind == nonfinite::ieee && f.bias() == format::standard_bias(f.exponent_bits, f.kind));
     const std::size_t bins = std::size_t{f.exponent_field_max()} + 1;
     for (std::size_t b = 1; b + 1 < bins; ++b) {
       const int e = static_cast<int>(b) - f.bias();

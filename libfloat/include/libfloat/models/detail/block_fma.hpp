@@ -39,9 +39,11 @@ inline env unit_env(const matrix_unit& mu, rounding mode) {
   return env{mode, p};
 }
 
-/// The output format with output_fraction_bits fraction bits (step 5's rounding target).
+/// The output format with output_fraction_bits fraction bits (step 5's rounding target). It keeps
+/// the output's kind and exponent bias (the 3-argument constructor would give the kind's standard
+/// bias: wrong for a format such as E4M3B11FNUZ), so that the final conversion to the output is exact.
 constexpr format unit_kept_format(const matrix_unit& mu) {
-  return format{mu.output.exponent_bits, mu.output_fraction_bits + 1, mu.output.kind};
+  return format{mu.output.exponent_bits, mu.output_fraction_bits + 1, mu.output.kind, mu.output.bias()};
 }
 
 /// One block: d = sum_{i in [first, first + n)} a_i b_i + c (c and d in mu.output), steps 1-5.

@@ -16,9 +16,14 @@ namespace lf {
 /// then a multiple of to's smallest subnormal with at most p_to significant bits, below to's max).
 /// binary16, bfloat16, tf32, E4M3 and E5M2 all fit in binary32; E4M3 and E5M2 fit in binary16;
 /// bfloat16 does not fit in binary16 (range), nor binary16 in bfloat16 (precision).
+/// The checks below only look at positive finite values, so what the target may lack is checked
+/// apart: a NaN (finite_only formats), negative values and zero (exponent-only formats, E8M0).
+/// (A -0 going to a fnuz format's +0 is allowed: as values they are equal.)
 constexpr bool fits_in(const format& from, const format& to) {
   if (from.precision > to.precision) return false;
   if (from.has_infinity() && !to.has_infinity()) return false;
+  if (from.has_nan() && !to.has_nan()) return false;
+  if ((from.has_sign() && !to.has_sign()) || (from.has_zero() && !to.has_zero())) return false;
   status st{};
   (void)convert(to, from, from.min_subnormal_bits(), env{}, st);
   (void)convert(to, from, from.max_finite_bits(), env{}, st);
