@@ -2,7 +2,8 @@
 // format and scale: how many values would flush to zero, become subnormal, stay normal or
 // overflow, an exponent histogram with each format's window, and with --scale auto the largest
 // power-of-two loss scale that overflows nothing. Thin over lf::training::range_counter (training/range_report.hpp);
-// files are read in constant memory (tensor_file.hpp), the chart is svg_plot.hpp.
+// files are read in constant memory (tensor_file.hpp), the chart is svg_plot.hpp. With --recipe, the
+// dump is instead quantized by FP8 / MXFP8 / NVFP4 scaling recipes side by side (grads_recipes.hpp).
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <libfloat/training/range_report.hpp>
 
 #include "commands.hpp"
+#include "grads_recipes.hpp"
 #include "svg_plot.hpp"
 #include "tensor_file.hpp"
 
@@ -32,7 +34,25 @@ struct grads_options {
   std::string plot;
   bool json = false;
   rounding_options rounding;
+  grads_recipes::settings recipe;  ///< --recipe and the options only it reads
 };
+
+/// The options that only recipe mode reads, and those it does not read: either is an error on the
+/// wrong side, rather than silently ignored.
+constexpr const char* recipe_only_options[] = {"--shape", "--role", "--fp8-format", "--steps", "--margin",
+                                               "--amax-history", "--amax-algo"};
+constexpr const char* range_only_options[] = {"--formats", "--scale", "--rounding", "--tininess", "--ftz", "--daz",
+                                              "--saturate"};
+
+void check_mode_options(const grads_options& o, const CLI::App& cmd) {
+  const bool recipes = !o.recipe.recipes.empty();
+  for (const char* name : recipes ? range_only_options : recipe_only_options)
+    if (cmd.count(name) > 0)
+      throw usage_error(recipes ? std::string(name) + ": not used with --recipe (each recipe chooses its own formats, "
+                                                      "scales and rounding); drop it, or drop --recipe"
+                                : std::string(name) + ": only used with --recipe (e.g. --recipe " +
+                                      grads_recipes::recipe_names_help() + ")");
+}
 
 std::vector<lf::format> parse_formats(std::string_view list) {
   std::vector<lf::format> out;
@@ -47,6 +67,11 @@ std::vector<lf::format> parse_formats(std::string_view list) {
                         (name.empty() ? "an empty format name (give names separated by commas, e.g. fp16,bf16; known: " +
                                             lf::known_format_names() + ")"
                                       : error));
+    // The classes (zero, subnormal, normal, overflow) need a zero and a sign (range_report.hpp).
+    if (!f->has_zero() || !f->has_sign())
+      throw usage_error("-f '" + std::string(list) + "': " + lf::format_name(*f) +
+                        " is exponent-only (no zero, no sign: a scale format), so gradients have no range classes "
+                        "in it; give formats with a zero, e.g. fp16,bf16,e4m3,fp4");
     out.push_back(*f);
     if (comma == std::string_view::npos) return out;
     start = comma + 1;
@@ -128,7 +153,9 @@ void block_text(output_buffer& out, const lf::training::range_report& r, const c
   out << fmt::format("  subnormal {:>13} {}   fewer significant bits\n", r.subnormal, percent(r.subnormal, t));
   out << fmt::format("  normal    {:>13} {}\n", r.normal, percent(r.normal, t));
   out << fmt::format("  overflow  {:>13} {}   {}\n", r.overflow, percent(r.overflow, t),
-                     r.fmt.has_infinity() ? "become inf (max if rounding toward 0)" : "become NaN (max if saturating)");
+                     r.fmt.has_infinity() ? "become inf (max if rounding toward 0)"
+                     : !r.fmt.has_nan()   ? "become max finite (no inf, no NaN)"
+                                          : "become NaN (max if saturating)");
 }
 
 /// The text histogram: one row per binary exponent of the data (rows merged when there are more
@@ -218,7 +245,18 @@ std::string report_json(const lf::training::range_report& r) {
       r.below, r.above, bins);
 }
 
-int run_grads(const grads_options& o) {
+int run_grads(const grads_options& o, const CLI::App& cmd) {
+  check_mode_options(o, cmd);
+  if (!o.recipe.recipes.empty()) {
+    std::optional<dtype> raw;
+    if (!o.dtype.empty()) {
+      raw = dtype_by_name(o.dtype);
+      if (!raw) throw usage_error("--dtype '" + o.dtype + "': unknown (accepted: " + std::string(dtype_names_help) + ")");
+    }
+    grads_recipes::settings s = o.recipe;
+    s.seed = o.rounding.seed;
+    return grads_recipes::run(o.file, raw, s, o.json, o.plot);
+  }
   const std::vector<lf::format> formats = parse_formats(o.formats);
   const lf::env e = o.rounding.env();
   if (e.mode == lf::rounding::stochastic)
@@ -366,10 +404,51 @@ command register_grads(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "Read FILE as raw little-endian binary of this type: " + std::string(dtype_names_help))
       ->type_name("TYPE");
-  cmd->add_option("--plot", o->plot, "Also write the exponent histogram with each format's window as an SVG chart")
+  cmd->add_option("--plot", o->plot, "Also write the exponent histogram with each format's window as an SVG chart (with --recipe: "
+                  "each recipe's RMS relative error along the tensor's blocks)")
       ->type_name("OUT.svg");
   add_rounding_options(*cmd, o->rounding);
   cmd->add_flag("--json", o->json, "Print one JSON object instead of text (schema: see below)");
+  cmd->add_option("--recipe", o->recipe.recipes,
+                  "Instead of the range report: quantize the dump with these scaling recipes side by side "
+                  "(repeatable or comma-separated): " + grads_recipes::recipe_names_help())
+      ->type_name("NAMES")
+      ->allow_extra_args(false);
+  cmd->add_option("--shape", o->recipe.shape,
+                  "With --recipe: the dump as a ROWSxCOLS row-major matrix (default: a .npy's shape, "
+                  "(all but the last) x last; otherwise one row)")
+      ->type_name("ROWSxCOLS");
+  cmd->add_option("--role", o->recipe.role,
+                  "With --recipe: which GEMM operand the dump is; chooses E4M3/E5M2 (HYBRID), block shapes and "
+                  "NVFP4's stochastic rounding and Hadamard transform")
+      ->check(CLI::IsMember({"activation", "weight", "gradient"}))
+      ->type_name("ROLE")
+      ->capture_default_str();
+  cmd->add_option("--fp8-format", o->recipe.fp8_format,
+                  "With --recipe: fp8-current and fp8-delayed in E4M3, or HYBRID (E5M2 for gradients), as TE's "
+                  "Format")
+      ->check(CLI::IsMember({"hybrid", "e4m3"}))
+      ->type_name("hybrid|e4m3")
+      ->capture_default_str();
+  add_whole_number_option(*cmd, "--steps", o->recipe.steps,
+                          "With --recipe fp8-delayed: the dump holds this many training steps' tensors, stacked "
+                          "along its rows (one row: its values), quantized in order",
+                          1, 1u << 20)
+      ->type_name("N")
+      ->capture_default_str();
+  add_whole_number_option(*cmd, "--margin", o->recipe.margin,
+                          "With --recipe fp8-delayed: scale = (fp8_max / amax) / 2^margin", 0, 64)
+      ->type_name("M")
+      ->capture_default_str();
+  add_whole_number_option(*cmd, "--amax-history", o->recipe.history,
+                          "With --recipe fp8-delayed: the amax history's length (TE amax_history_len)", 1, 1u << 20)
+      ->type_name("LEN")
+      ->capture_default_str();
+  cmd->add_option("--amax-algo", o->recipe.amax_algo,
+                  "With --recipe fp8-delayed: the history's max, or its most recent entry (TE amax_compute_algo)")
+      ->check(CLI::IsMember({"max", "most_recent"}))
+      ->type_name("max|most_recent")
+      ->capture_default_str();
   cmd->footer([] {
     return std::string(R"(Input: FILE is read as NumPy .npy when it starts with \x93NUMPY or its name ends in .npy
 (versions 1-3; '<f2', '<f4', '<f8', also '>' byte-swapped; C or Fortran order; any shape); else
@@ -391,18 +470,41 @@ subnormal. --plot draws the histogram at S (at 1 with auto).
    "bins":[[exponent,count],...]}} (exponents floor(log2|x*S|), bins from -256 to 255)
   A = {"format","log2_scale":int|null,"scale","at_scale":R|null,"saved_from_zero",
    "saved_from_zero_or_subnormal"}
-Exit status: 0 success, 2 bad usage or input (unknown format, bad --scale, missing or empty file,
-bad .npy magic, truncated header, unsupported dtype, shape not matching the file size, a line
-that is not a number), with the file position in the message.
+--recipe NAMES replaces the range report with scaling recipes side by side (lf::training,
+training/scaling_recipes.hpp): fp8-current, fp8-delayed (TE Float8CurrentScaling, DelayedScaling:
+one FP32 scale per tensor; E5M2 for --role gradient under --fp8-format hybrid, else E4M3),
+fp8-blockwise (DeepSeek-V3: E4M3, 1x128 tiles, 128x128 for weights), mxfp8 (E4M3, an E8M0 scale
+per 32 values rounded up, as NVIDIA's MXFP8 recipe), mxfp8-ocp (OCP MX's floor scale), nvfp4
+(E2M1, an E4M3 scale per 16 values, 16x16 for weights, an FP32 tensor scale; for gradients a
+16-point random Hadamard transform and stochastic rounding, both seeded by --seed). The whole
+file is read into memory as binary32 (f64 values rounded); --shape ROWSxCOLS gives the matrix
+(default: a .npy's (all but the last) x last dimension, else one row). fp8-delayed's first step
+has an empty amax history and uses scale 1; --steps N splits the rows into N steps.
+Per recipe: zero (nonzero, became 0), saturated (the rounding overflowed: clamped to max),
+inexact, exact; errors in double; the scales, as TE's (x * scale is rounded). --plot draws each
+recipe's RMS relative error along the tensor's blocks. --json (recipe mode) prints the object
+above with "results":[] and "auto":null, plus "matrix":{"rows","cols"},"role","fp8_format",
+"seed","rounded_to_f32","recipes":[Q...]:
+  Q = {"recipe","format","scale_format","block":[rows,cols],"blocks","rounding":"nearest_even"|
+   "stochastic","hadamard","zero","saturated","inexact","exact","nonfinite","nan_block",
+   "fractions":{"zero","saturated","inexact","exact"} (of all values),"error":{"max_abs",
+   "rms_abs","max_rel","rms_rel"},"scale":{"min","max","blocks"} (over blocks holding a nonzero
+   finite value; null if none),"tensor_scale":null|T (nvfp4),"steps":null|[{"step","scale",
+   "amax","saturated"}] (fp8-delayed)}
+Exit status: 0 success, 2 bad usage or input (unknown format or recipe, bad --scale or --shape,
+missing or empty file, bad .npy magic, truncated header, unsupported dtype, shape not matching
+the file size, a line that is not a number), with the file position in the message.
 
 Examples:
   floatlab grads grads.npy                          # fp16, bf16, e4m3, e5m2 at scale 1
   floatlab grads grads.npy -f fp16 --scale 1024     # what loss scale 2^10 does in fp16
   floatlab grads grads.npy --scale auto --plot grads.svg
   floatlab grads dump.bin --dtype f32 -f bf16,e4m3 --json | python3 -m json.tool
-  printf '1e-8\n0.5\n70000\n' > g.txt && floatlab grads g.txt -f fp16)");
+  printf '1e-8\n0.5\n70000\n' > g.txt && floatlab grads g.txt -f fp16
+  floatlab grads grads.npy --recipe fp8-current,mxfp8,nvfp4 --role gradient
+  floatlab grads acts.npy --recipe fp8-delayed --steps 8 --role activation --json)");
   });
-  return {cmd, [o] { return run_grads(*o); }};
+  return {cmd, [o, cmd] { return run_grads(*o, *cmd); }};
 }
 
 const register_command registered_grads{50, register_grads};

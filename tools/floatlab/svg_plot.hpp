@@ -1,8 +1,11 @@
-// tools/floatlab/svg_plot.hpp: the exponent histogram of `floatlab grads --plot` as an SVG file.
+// tools/floatlab/svg_plot.hpp: the charts of `floatlab grads --plot` as SVG files.
 //
-// One bar per binary exponent floor(log2|x*S|); each format's window is shaded over the plot
-// (subnormal part lighter) and drawn again as a labelled band under the x axis; a legend names
-// the formats. Plain SVG 1.1, no script, no external resources.
+// write_histogram_svg: one bar per binary exponent floor(log2|x*S|); each format's window is shaded
+// over the plot (subnormal part lighter) and drawn again as a labelled band under the x axis; a
+// legend names the formats.
+// write_error_steps_svg (grads --recipe): one step line per recipe, the error of each run of blocks
+// along the tensor on a log10 axis.
+// Plain SVG 1.1, no script, no external resources.
 #pragma once
 
 #include <algorithm>
@@ -172,6 +175,98 @@ inline bool write_histogram_svg(const std::string& path, const std::string& titl
                    left, H - 14);
   s += "</svg>\n";
 
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+/// One line of write_error_steps_svg: a value per interval [x0, x1) of [0, 1]; NaN leaves a gap.
+struct svg_steps {
+  std::string name;
+  struct step {
+    double x0, x1, value;
+  };
+  std::vector<step> steps;
+};
+
+/// Writes a step chart of positive values on a log10 axis: each series is drawn as horizontal
+/// segments over its intervals; values at or below `floor` (0 included) are drawn at the floor.
+/// Returns false (errno set) when the file cannot be written.
+inline bool write_error_steps_svg(const std::string& path, const std::string& title, const std::string& x_label,
+                                  const std::string& y_label, const std::vector<svg_steps>& series,
+                                  double floor = 1e-9) {
+  static constexpr const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"};
+  const double W = 960, H = 520, left = 80, right = 30, top = 70, plot_h = 340;
+  const double plot_w = W - left - right, bottom_axis = top + plot_h;
+  // 1. The decades the values span (at least one).
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const svg_steps& s : series)
+    for (const auto& st : s.steps) {
+      if (std::isnan(st.value)) continue;
+      const double l = std::log10(std::max(st.value, floor));
+      lo = any ? std::min(lo, l) : l;
+      hi = any ? std::max(hi, l) : l;
+      any = true;
+    }
+  const int d_lo = static_cast<int>(std::floor(lo)), d_hi = std::max(d_lo + 1, static_cast<int>(std::ceil(hi)));
+  auto X = [&](double x) { return left + x * plot_w; };
+  auto Y = [&](double v) {
+    const double l = std::log10(std::max(v, floor));
+    return bottom_axis - (l - d_lo) / (d_hi - d_lo) * plot_h;
+  };
+  // 2. Title, axes, ticks (every decade; every tenth of the x range).
+  std::string s = fmt::format(R"(<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{0:.0f}" height="{1:.0f}" viewBox="0 0 {0:.0f} {1:.0f}" font-family="sans-serif" font-size="12">
+<title>{2}</title>
+<rect x="0" y="0" width="{0:.0f}" height="{1:.0f}" fill="white"/>
+<text x="{3:.1f}" y="28" font-size="16" text-anchor="middle">{2}</text>
+<line x1="{4:.1f}" y1="{5:.1f}" x2="{6:.1f}" y2="{5:.1f}" stroke="black"/>
+<line x1="{4:.1f}" y1="{7:.1f}" x2="{4:.1f}" y2="{5:.1f}" stroke="black"/>
+)",
+                              W, H, xml_escape(title), W / 2, left, bottom_axis, left + plot_w, top);
+  const int every = std::max(1, (d_hi - d_lo + 9) / 10);
+  for (int d = d_lo; d <= d_hi; d += every)
+    s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="#dddddd"/>
+<text x="{3:.1f}" y="{4:.1f}" text-anchor="end">1e{5}</text>
+)",
+                     left, Y(std::pow(10.0, d)), left + plot_w, left - 8, Y(std::pow(10.0, d)) + 4, d);
+  for (int i = 0; i <= 10; ++i)
+    s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="black"/>
+<text x="{0:.1f}" y="{3:.1f}" text-anchor="middle">{4:.1f}</text>
+)",
+                     X(i / 10.0), bottom_axis, bottom_axis + 5, bottom_axis + 18, i / 10.0);
+  s += fmt::format(R"svg(<text x="{:.1f}" y="{:.1f}" text-anchor="middle">{}</text>
+<text transform="translate(18 {:.1f}) rotate(-90)" text-anchor="middle">{}</text>
+)svg",
+                   left + plot_w / 2, bottom_axis + 36, xml_escape(x_label), top + plot_h / 2, xml_escape(y_label));
+  // 3. One path per series (a gap at each NaN), and the legend.
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    std::string d;
+    bool open = false;
+    for (const auto& st : series[i].steps) {
+      if (std::isnan(st.value)) {
+        open = false;
+        continue;
+      }
+      d += fmt::format("{}{:.2f} {:.2f} H{:.2f} ", open ? "L" : "M", X(st.x0), Y(st.value), X(st.x1));
+      open = true;
+    }
+    const char* col = colours[i % 7];
+    if (!d.empty())
+      s += fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="1.5"><title>{}</title></path>
+)",
+                       d, col, xml_escape(series[i].name));
+    const double lx = left + 10 + 130.0 * static_cast<double>(i % 6), ly = 50 + 16.0 * static_cast<double>(i / 6);
+    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="{}"/><text x="{:.1f}" y="{:.1f}">{}</text>
+)",
+                     lx, ly - 10, col, lx + 16, ly, xml_escape(series[i].name));
+  }
+  s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" fill="#555555">values at or below {:g} (exact blocks included) are drawn at {:g}</text>
+</svg>
+)",
+                   left, H - 14, floor, floor);
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return false;
   const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
