@@ -313,13 +313,7 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
   const lf::training::range_report& any = reports.front();
   output_buffer out;
   if (o.json) {
-    std::string shape = "null", order = "null";
-    if (info.npy) {
-      shape = "[";
-      for (std::size_t i = 0; i < info.npy->shape.size(); ++i) shape += (i ? "," : "") + std::to_string(info.npy->shape[i]);
-      shape += "]";
-      order = info.npy->fortran_order ? "true" : "false";
-    }
+    const auto [shape, order] = grads_recipes::npy_shape_json(info);
     out << fmt::format(
         R"({{"command":"grads","schema":1,"file":{},"input":{{"kind":{},"dtype":{},"count":{},"bytes":{},"shape":{},"fortran_order":{}}},)"
         R"("rounding":{},"nan":{},"infinity":{},"exact_zero":{},"results":[)",

@@ -316,16 +316,19 @@ inline std::string row_json(const row& w) {
       nv ? jnum(r.block_scaled->tensor_scale) : "null", steps);
 }
 
+/// The .npy shape and order as JSON values ("[2,3]", "false"), or null for the other inputs; shared by
+/// both JSON reports of grads.
+inline std::pair<std::string, std::string> npy_shape_json(const tensor_info& info) {
+  if (!info.npy) return {"null", "null"};
+  std::string shape = "[";
+  for (std::size_t i = 0; i < info.npy->shape.size(); ++i) shape += (i ? "," : "") + std::to_string(info.npy->shape[i]);
+  return {shape + "]", info.npy->fortran_order ? "true" : "false"};
+}
+
 inline void json_report(output_buffer& out, const std::string& file, const tensor& t, const settings& s,
                         const std::vector<row>& rows) {
   const tensor_info& info = t.info;
-  std::string shape = "null", order = "null";
-  if (info.npy) {
-    shape = "[";
-    for (std::size_t i = 0; i < info.npy->shape.size(); ++i) shape += (i ? "," : "") + std::to_string(info.npy->shape[i]);
-    shape += "]";
-    order = info.npy->fortran_order ? "true" : "false";
-  }
+  const auto [shape, order] = npy_shape_json(info);
   out << fmt::format(
       R"({{"command":"grads","schema":1,"file":{},"input":{{"kind":{},"dtype":{},"count":{},"bytes":{},"shape":{},"fortran_order":{}}},)"
       R"("rounding":"nearest_even","nan":{},"infinity":{},"exact_zero":{},"results":[],"auto":null,)"

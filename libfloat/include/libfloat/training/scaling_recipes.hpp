@@ -354,14 +354,18 @@ constexpr std::uint64_t splitmix64(std::uint64_t seed) {
 ///   2. else fp8_max / amax rounded once to binary32 (the kernel's __fdiv_rn), computed here with
 ///      the core's division so that it is the same on every platform;
 ///   3. a quotient that overflows binary32 gives FLT_MAX;
-///   4. with power_of_two (TE's force_pow_2_scales, Float8BlockScaling's default), the significand is
-///      cleared: the scale rounds down to a power of two.
+///   4. with power_of_two (TE's force_pow_2_scales, Float8BlockScaling's default), the scale rounds
+///      toward zero to a power of two (TE clears the significand), by the core's rounding into E8M0,
+///      whose 2^-127..2^127 holds every scale here (448 / FLT_MAX > 2^-127).
 inline float scale_from_amax(float amax, float fp8_max, bool power_of_two = false) {
   if (amax == 0 || !std::isfinite(amax)) return 1.0f;
   status st{};
   float s = internal::f32_value(div(binary32, internal::f32_bits(fp8_max), internal::f32_bits(amax), env{}, st));
   if (std::isinf(s)) s = std::numeric_limits<float>::max();
-  if (power_of_two) s = internal::f32_value(internal::f32_bits(s) & 0xFF800000u);
+  if (power_of_two) {
+    const bits_t p2 = convert(float8_e8m0fnu, binary32, internal::f32_bits(s), env{rounding::toward_zero}, st);
+    s = internal::f32_value(convert(binary32, float8_e8m0fnu, p2, env{}, st));
+  }
   return s;
 }
 
