@@ -122,7 +122,10 @@ std::vector<u64> c_values(std::mt19937_64& g) {
 std::vector<std::pair<std::string, lf::matrix_unit>> units() {
   std::vector<std::pair<std::string, lf::matrix_unit>> out;
   for (const auto& p : lf::matrix_unit_presets) {
-    if (p.unit.model == lf::matrix_unit_model::cuda_core_fma) continue;
+    // (the CUDA-core chain and the pairwise tree have no block FMA; exact alignment takes the general path)
+    if (p.unit.model == lf::matrix_unit_model::cuda_core_fma || p.unit.model == lf::matrix_unit_model::pairwise_tree ||
+        p.unit.alignment == lf::alignment_rounding::exact)
+      continue;
     out.emplace_back(std::string(p.name), p.unit);
   }
   auto variant = [&](const char* base, const char* what, auto change) {
@@ -292,8 +295,11 @@ TEST_CASE("matrix unit fast path: same bits and flags as the general path, every
 
 TEST_CASE("matrix unit fast path: the dispatch takes it for the presets' formats and leaves the rest") {
   using lf::detail::block_fast_applies;
-  for (const auto& p : lf::matrix_unit_presets)
-    if (p.unit.model != lf::matrix_unit_model::cuda_core_fma) CHECK_MESSAGE(block_fast_applies(p.unit), p.name);
+  // Every block preset but the exact ones (cdna1_fp16, cdna1_bf16: an exact block sum, no alignment grid).
+  for (const auto& p : lf::matrix_unit_presets) {
+    const bool block = p.unit.model == lf::matrix_unit_model::block_fma || p.unit.model == lf::matrix_unit_model::fp8_promotion;
+    if (block) CHECK_MESSAGE(block_fast_applies(p.unit) == (p.unit.alignment != lf::alignment_rounding::exact), p.name);
+  }
   lf::matrix_unit u = lf::matrix_units::ampere_fp16;
   u.alignment = lf::alignment_rounding::exact;
   CHECK_FALSE(block_fast_applies(u));

@@ -260,6 +260,37 @@ u64 reference_dot(const lf::matrix_unit& u, const oracle::target& ta, const bloc
       }
       return c;
     }
+    case lf::matrix_unit_model::pairwise_tree: {
+      // Restated from models/matrix_unit.hpp (pairwise_tree) with the oracle's operations: a
+      // subnormal is a nonzero encoding whose exponent field is 0; flushing an input gives +0,
+      // flushing a rounded output keeps its sign; the tree's halves split at floor(len / 2) and
+      // its missing leaves are +0.
+      const oracle::mode m = P.final_mode;
+      auto subnormal = [](const oracle::target& t, u64 x) {
+        return (x & ~t.sign_mask() & t.mask()) != 0 && ((x >> (t.p - 1)) & ((u64{1} << t.w()) - 1)) == 0;
+      };
+      const bool flush_in = u.input_subnormals == lf::subnormal_handling::flush;
+      const bool flush_out = u.output_subnormals == lf::subnormal_handling::flush;
+      auto out_flush = [&](u64 x) { return flush_out && subnormal(out, x) ? (x & out.sign_mask()) : x; };
+      auto in = [&](const oracle::target& t, u64 x) {
+        return oracle::convert(out, t, flush_in && subnormal(t, x) ? 0 : x, m).bits;
+      };
+      const auto N = static_cast<std::size_t>(u.block_size);
+      u64 c = flush_out && subnormal(out, d.c) ? 0 : d.c;
+      for (std::size_t s = 0; s < K; s += N) {
+        const std::size_t n = std::min(N, K - s);
+        auto tree = [&](auto&& self, std::size_t lo, std::size_t hi) -> u64 {
+          if (hi - lo == 1)
+            return lo < n ? out_flush(oracle::mul(out, in(ta, d.a[s + lo]), in(tb, d.b[s + lo]), m).bits) : 0;
+          const std::size_t mid = lo + (hi - lo) / 2;
+          return out_flush(oracle::add(out, self(self, lo, mid), self(self, mid, hi), m).bits);
+        };
+        c = out_flush(oracle::add(out, c, tree(tree, 0, N), m).bits);
+        // the default NaN: quiet, with the sign set (the x86 convention libfloat follows)
+        if (oracle::is_nan(out, c)) c = out.sign_mask() | out.top_bits() | (u64{1} << (out.p - 2));
+      }
+      return c;
+    }
     case lf::matrix_unit_model::fp8_promotion: {
       u64 acc = d.c;
       const auto P128 = static_cast<std::size_t>(u.promotion_interval);
@@ -582,12 +613,91 @@ TEST_CASE("gemm is one dot per element of C = A*B + C; wrong sizes give NaN and 
   CHECK(std::all_of(C.begin(), C.end(), [](lf::fp32 x) { return std::isnan(static_cast<float>(x)); }));
 }
 
+// ---- AMD CDNA: the two public models' differences, derived by hand ---------------------------------
+// cdna1_* (MATLAB-tensor-core MI100MC.m): each block of N products and c exact, one rounding to
+// nearest even. cdna1_pairwise_* (MMA-Sim): products rounded to binary32, a pairwise binary32 tree,
+// then c + tree, all nearest even. cdna2_* (MI210MC.m and MMA-Sim): the pairwise tree with subnormal
+// inputs, c, sums and results flushed.
+
+TEST_CASE("CDNA: 1*1 + 2^-12*2^-12 + 2^-12*2^-12 = 1 + 2^-23 exactly; the pairwise tree loses both halves of an ulp") {
+  // Products 1, 2^-24, 2^-24. Exact: 1 + 2^-23 = 0x3F800001. Pairwise: 1 + 2^-24 is a tie between 1
+  // and 1 + 2^-23 (ulp 2^-23): even, 1; then 1 + (2^-24 + 0) ties again: 1.
+  const auto a = values<lf::fp16>({1.0, 0x1p-12, 0x1p-12});
+  CHECK(bits_of(lf::dot(units::cdna1_fp16, a, a, lf::fp32(0.0f))) == 0x3F800001u);
+  CHECK(bits_of(lf::dot(units::cdna1_pairwise_fp16, a, a, lf::fp32(0.0f))) == 0x3F800000u);
+  CHECK(bits_of(lf::dot(units::cdna2_fp16, a, a, lf::fp32(0.0f))) == 0x3F800000u);
+}
+
+TEST_CASE("CDNA: 1 + fifteen products 2^-25, blocks of 4: 1 + 4 ulp exact per block, 1 + 3 ulp pairwise") {
+  // Exact blocks: block 1 is 1 + 3 * 2^-25 = 1 + 0.75 ulp -> 1 + 2^-23; blocks 2-4 each add
+  // 4 * 2^-25 = 2^-23 exactly: 1 + 4 * 2^-23 = 0x3F800004. Pairwise: block 1 gives
+  // (1 + 2^-25 -> 1) + (2^-24) -> tie, 1; blocks 2-4 each add 2^-23 exactly: 0x3F800003.
+  std::vector<lf::fp16> a{lf::fp16(1.0)}, b{lf::fp16(1.0)};
+  for (int i = 0; i < 15; ++i) {
+    a.push_back(lf::fp16(0x1p-12));
+    b.push_back(lf::fp16(0x1p-13));
+  }
+  CHECK(bits_of(lf::dot(units::cdna1_fp16, a, b, lf::fp32(0.0f))) == 0x3F800004u);
+  CHECK(bits_of(lf::dot(units::cdna1_pairwise_fp16, a, b, lf::fp32(0.0f))) == 0x3F800003u);
+  CHECK(bits_of(lf::dot(units::cdna2_fp16, a, b, lf::fp32(0.0f))) == 0x3F800003u);
+}
+
+TEST_CASE("CDNA2 flushes: an fp16 subnormal input, a binary32 subnormal product; CDNA1 keeps both") {
+  // 2^-15 is the fp16 subnormal 0x0200: CDNA2 reads it as +0.
+  const auto s = values<lf::fp16>({0x1p-15}), one = values<lf::fp16>({1.0});
+  CHECK(bits_of(lf::dot(units::cdna2_fp16, s, one, lf::fp32(0.0f))) == 0u);
+  CHECK(bits_of(lf::dot(units::cdna1_fp16, s, one, lf::fp32(0.0f))) == 0x38000000u);
+  CHECK(bits_of(lf::dot(units::cdna1_pairwise_fp16, s, one, lf::fp32(0.0f))) == 0x38000000u);
+  // bf16 2^-63 * 2^-64 = 2^-127, the binary32 subnormal 0x00400000, exact: CDNA2 flushes it
+  // (underflow, inexact); CDNA1 keeps it and raises nothing (exact, IEEE 754-2019 §7.5).
+  const auto x = values<lf::bf16>({0x1p-63}), y = values<lf::bf16>({0x1p-64});
+  for (const auto* u : {&units::cdna1_bf16, &units::cdna1_pairwise_bf16}) {
+    lf::status st{};
+    CHECK(bits_of(lf::dot(*u, x, y, lf::fp32(0.0f), &st)) == 0x00400000u);
+    CHECK(st == lf::status::none);
+  }
+  lf::status st{};
+  CHECK(bits_of(lf::dot(units::cdna2_bf16, x, y, lf::fp32(0.0f), &st)) == 0u);
+  CHECK(st == (lf::status::underflow | lf::status::inexact));
+  // A subnormal c is read as +0 by CDNA2: 0 * 0 + 2^-130 = +0.
+  const auto z = values<lf::bf16>({0.0});
+  CHECK(bits_of(lf::dot(units::cdna2_bf16, z, z, lf::fp32(0x1p-130f))) == 0u);
+  CHECK(bits_of(lf::dot(units::cdna1_bf16, z, z, lf::fp32(0x1p-130f))) == 0x00080000u);  // 2^-130 = 2^19 * 2^-149
+}
+
+TEST_CASE("CDNA bf16: 2^100 * 2^30 - 2^100 * 2^30 + 1: exact gives 1, rounded products overflow to inf - inf = NaN") {
+  const auto a = values<lf::bf16>({0x1p100, -0x1p100}), b = values<lf::bf16>({0x1p30, 0x1p30});
+  CHECK(bits_of(lf::dot(units::cdna1_bf16, a, b, lf::fp32(1.0f))) == 0x3F800000u);
+  for (const auto* u : {&units::cdna1_pairwise_bf16, &units::cdna2_bf16}) {
+    lf::status st{};
+    CHECK(bits_of(lf::dot(*u, a, b, lf::fp32(1.0f), &st)) == 0xFFC00000u);  // the default NaN (x86: sign set)
+    CHECK(st == (lf::status::overflow | lf::status::inexact | lf::status::invalid));
+  }
+}
+
+TEST_CASE("CDNA: -(2^-10)^2 - (2^-14)^2 - 16 rounds away from 16 on every model; bf16 1 + 2^-24 + 2^-25 (N = 2)") {
+  // -16 - 2^-20 - 2^-28: ulp(16) = 2^-19, and 2^-20 + 2^-28 is above half of it: -(16 + 2^-19).
+  const auto a = values<lf::fp16>({-0x1p-10, -0x1p-14}), b = values<lf::fp16>({0x1p-10, 0x1p-14});
+  for (const auto* u : {&units::cdna1_fp16, &units::cdna1_pairwise_fp16, &units::cdna2_fp16})
+    CHECK(bits_of(lf::dot(*u, a, b, lf::fp32(-16.0f))) == 0xC1800001u);
+  // bf16 products 1 and 2^-24 plus c = 2^-25: exact 1 + 0.75 ulp -> 0x3F800001; pairwise (N = 2 on
+  // CDNA1, 4 on CDNA2) 1 + 2^-24 ties to 1, then 1 + 2^-25 -> 1.
+  const auto x = values<lf::bf16>({1.0, 0x1p-12});
+  CHECK(bits_of(lf::dot(units::cdna1_bf16, x, x, lf::fp32(0x1p-25f))) == 0x3F800001u);
+  CHECK(bits_of(lf::dot(units::cdna1_pairwise_bf16, x, x, lf::fp32(0x1p-25f))) == 0x3F800000u);
+  CHECK(bits_of(lf::dot(units::cdna2_bf16, x, x, lf::fp32(0x1p-25f))) == 0x3F800000u);
+  // Products that cancel leave c: 1 - 1 + 2^-30 = 2^-30 (0x30800000) everywhere.
+  const auto p = values<lf::fp16>({1.0, -1.0}), q = values<lf::fp16>({1.0, 1.0});
+  for (const auto* u : {&units::cdna1_fp16, &units::cdna1_pairwise_fp16, &units::cdna2_fp16})
+    CHECK(bits_of(lf::dot(*u, p, q, lf::fp32(0x1p-30f))) == 0x30800000u);
+}
+
 // ---- every preset against the independent model -------------------------------------------------
 
-TEST_CASE("every block preset equals the cpp_int model on 20000 random dot products (K up to 2N + 1)") {
+TEST_CASE("every block and pairwise preset equals the cpp_int model on 20000 random dot products (K up to 2N + 1)") {
   constexpr int trials = 20000;
   for (const auto& p : lf::matrix_unit_presets) {
-    if (p.unit.model != lf::matrix_unit_model::block_fma) continue;
+    if (p.unit.model != lf::matrix_unit_model::block_fma && p.unit.model != lf::matrix_unit_model::pairwise_tree) continue;
     CAPTURE(p.name);
     const std::size_t max_k = 2 * static_cast<std::size_t>(p.unit.block_size) + 1;
     const u64 seed = std::hash<std::string_view>{}(p.name);

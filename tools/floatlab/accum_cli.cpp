@@ -70,6 +70,12 @@ std::string describe_unit(const lf::matrix_unit& mu) {
                          "products",
                          inputs, mu.block_size, mu.alignment_bits, mu.output_fraction_bits,
                          lf::format_name(mu.output), mu.promotion_interval);
+    case lf::matrix_unit_model::pairwise_tree:
+      return fmt::format("{}, blocks of {}: products rounded to {}, a pairwise tree of adds, then c + the tree "
+                         "({}; subnormal inputs {}, outputs {})",
+                         inputs, mu.block_size, lf::format_name(mu.output), lf::rounding_name(mu.final_rounding),
+                         mu.input_subnormals == lf::subnormal_handling::flush ? "flushed" : "kept",
+                         mu.output_subnormals == lf::subnormal_handling::flush ? "flushed" : "kept");
     case lf::matrix_unit_model::block_fma: break;
   }
   std::string terms;

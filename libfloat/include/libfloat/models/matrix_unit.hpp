@@ -80,6 +80,22 @@
 //    into an FP32 accumulator on the CUDA cores with lf::add in the output format, nearest even.
 //    That accumulator starts at c. The per-block scaling factors DeepSeek multiplies in at the
 //    same time are not modelled (scale 1).
+//  - pairwise_tree: AMD CDNA1 as MMA-Sim models it and CDNA2 (MI210, MI250X) as both MMA-Sim
+//    (arXiv 2511.10909, mmasim/simulator/arithmetic.py, the pairwise path) and MATLAB-tensor-core
+//    (models/MI210MC.m: pair_wise_sum = 1; Generic_BFMA_TC.m, pws_main / pws_fma) model it. K is
+//    cut into blocks of N products, chained as the block FMA's (step 6). In one block of n <= N
+//    products: the operands are converted to the output format (exact for the presets: fp16 and
+//    bf16 values are binary32 values); each product a_i * b_i is rounded to the output format under
+//    final_rounding (an fmaf(a, b, 0)); the N products (the missing ones of a short last block are
+//    +0, as MATLAB's zero padding) are added as a binary tree, the first half's sum plus the second
+//    half's, halves split at floor(len / 2), each add rounded to the output format; then
+//    d = c + tree, rounded the same way. Subnormals: input_subnormals = flush reads a subnormal a_i
+//    or b_i (in its own format) as +0; output_subnormals = flush reads a subnormal c as +0 and
+//    replaces every subnormal product, tree node and d, after its rounding, by a zero of its sign,
+//    raising underflow and inexact (MI200's MFMA flushes subnormal inputs and outputs: AMD ROCm
+//    MIOpen documentation, "MI200 MFMA behavior specifics"). Each rounding raises its IEEE flags;
+//    a NaN result is the output's default NaN. The zero signs are the models' (neither source
+//    measured them on hardware).
 #pragma once
 
 #include <array>
@@ -136,6 +152,49 @@ bits_t block_chain(const matrix_unit& mu, const operand<A>& a, const operand<B>&
     }
   }
   return block_chain_general(mu, a, b, first, n, c, st);
+}
+
+/// matrix_unit_model::pairwise_tree (the file comment): a subnormal nonzero encoding of f.
+constexpr bool pairwise_subnormal(const format& f, bits_t x) {
+  const bits_t mag = x & ~f.sign_mask() & f.encoding_mask();
+  return mag != 0 && (mag & f.exponent_mask()) == 0 && f.has_subnormals();
+}
+
+/// A rounded result r of the output format, flushed to a zero of its sign when the unit flushes
+/// subnormal outputs and r is one (underflow and inexact raised).
+inline bits_t pairwise_flush(const matrix_unit& mu, bits_t r, status& st) {
+  if (mu.output_subnormals != subnormal_handling::flush || !pairwise_subnormal(mu.output, r)) return r;
+  st |= status::underflow | status::inexact;
+  return r & mu.output.sign_mask();
+}
+
+/// One pairwise_tree block over [first, first + n), n <= N, starting from c.
+template <class A, class B>
+bits_t pairwise_block(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first, std::size_t n,
+                      bits_t c, status& st) {
+  const format& fo = mu.output;
+  const env e{mu.final_rounding};
+  const bool daz = mu.input_subnormals == subnormal_handling::flush;
+  auto input = [&](const format& f, bits_t x) {
+    if (daz && pairwise_subnormal(f, x)) x = 0;  // +0 (MMA-Sim's flush of the operands)
+    return convert(fo, f, x, e, st);              // exact for the presets' formats
+  };
+  auto product = [&](std::size_t i) {
+    return pairwise_flush(mu, mul(fo, input(a.fmt, a.get(first + i)), input(b.fmt, b.get(first + i)), e, st), st);
+  };
+  // The tree over leaves [lo, hi) of the N-leaf block; leaves at or past n are +0 (a subtree of
+  // them sums to +0 exactly, in every rounding direction, so it is not computed).
+  auto tree = [&](auto&& self, std::size_t lo, std::size_t hi) -> bits_t {
+    if (lo >= n) return 0;
+    if (hi - lo == 1) return product(lo);
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const bits_t l = self(self, lo, mid), r = self(self, mid, hi);
+    return pairwise_flush(mu, add(fo, l, r, e, st), st);
+  };
+  if (mu.output_subnormals == subnormal_handling::flush && pairwise_subnormal(fo, c)) c = 0;  // +0
+  const bits_t sum = tree(tree, 0, static_cast<std::size_t>(mu.block_size));
+  const bits_t d = pairwise_flush(mu, add(fo, c, sum, e, st), st);
+  return is_nan_bits(fo, d) ? fo.default_nan_bits() : d;
 }
 
 /// Operands held in memory after the input conversion.
@@ -198,6 +257,11 @@ bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
         const bits_t y = convert(mu.output, b.fmt, b.get(i), in, st);
         c = fma(mu.output, x, y, c, e, st);
       }
+      return c;
+    }
+    case matrix_unit_model::pairwise_tree: {
+      const auto N = static_cast<std::size_t>(mu.block_size);
+      for (std::size_t s = 0; s < n; s += N) c = pairwise_block(mu, a, b, s, n - s < N ? n - s : N, c, st);
       return c;
     }
     case matrix_unit_model::fp8_promotion: {

@@ -108,6 +108,45 @@ inline constexpr matrix_unit ada_tf32{.input = tfloat32, .input_rounding = round
 /// (AdaTC.m fma 16, neab -10; MMA-Sim: m16n8k32 split into two k = 16 halves, 13 bits, e8m13 output).
 inline constexpr matrix_unit ada_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
                                      .block_size = 16, .alignment_bits = 13, .output_fraction_bits = 13};
+// AMD CDNA matrix cores (MFMA), binary32 accumulation. Two public models, no recorded hardware
+// results here: MATLAB-tensor-core (models/MI100MC.m, MI210MC.m with models/tools/Generic_BFMA_TC.m)
+// and MMA-Sim (arXiv 2511.10909; mmasim/simulator/amd.py). They agree on CDNA2 and disagree on
+// CDNA1, so CDNA1 has both. CDNA3 (MI300: truncated products with c added late, odd/even FP8
+// halves) is not modelled yet. Wider data nearest even (GEMM.m: CPFloat round = 1).
+/// MI100 (CDNA1), fp16 inputs, as MATLAB-tensor-core models it (MI100MC.m: fma 4,
+/// correct_rounding = 1): each block of 4 products and c summed exactly, rounded once to nearest
+/// even; subnormals kept.
+inline constexpr matrix_unit cdna1_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 4,
+                                        .alignment = alignment_rounding::exact,
+                                        .final_rounding = rounding::nearest_even};
+/// MI100, bf16 inputs (MI100MC.m: fma 2 for bf16), as cdna1_fp16.
+inline constexpr matrix_unit cdna1_bf16{.input = bfloat16, .input_rounding = rounding::nearest_even, .block_size = 2,
+                                        .alignment = alignment_rounding::exact,
+                                        .final_rounding = rounding::nearest_even};
+/// MI100 as MMA-Sim models it (group 4 for fp16): products rounded to binary32, a pairwise
+/// binary32 tree, then c added, every add nearest even; subnormals kept.
+inline constexpr matrix_unit cdna1_pairwise_fp16{.model = matrix_unit_model::pairwise_tree, .input = binary16,
+                                                 .input_rounding = rounding::nearest_even, .block_size = 4,
+                                                 .alignment_bits = 0, .final_rounding = rounding::nearest_even};
+/// MI100 bf16 as MMA-Sim models it (group 2).
+inline constexpr matrix_unit cdna1_pairwise_bf16{.model = matrix_unit_model::pairwise_tree, .input = bfloat16,
+                                                 .input_rounding = rounding::nearest_even, .block_size = 2,
+                                                 .alignment_bits = 0, .final_rounding = rounding::nearest_even};
+/// MI210, MI250, MI250X (CDNA2), fp16 inputs: the pairwise tree of 4 binary32 products, c added
+/// last, subnormal inputs, c, intermediate sums and results flushed (MI210MC.m: fma 4,
+/// pair_wise_sum 1, in_subnormals = out_subnormals = 0; MMA-Sim: group 4, flush_denormal).
+inline constexpr matrix_unit cdna2_fp16{.model = matrix_unit_model::pairwise_tree, .input = binary16,
+                                        .input_rounding = rounding::nearest_even, .block_size = 4,
+                                        .alignment_bits = 0, .final_rounding = rounding::nearest_even,
+                                        .input_subnormals = subnormal_handling::flush,
+                                        .output_subnormals = subnormal_handling::flush};
+/// CDNA2, bf16 inputs, the *_bf16_1k instructions (group 4; MMA-Sim gives the older non-_1k bf16
+/// instructions a group of 2, which MI210MC.m does not distinguish).
+inline constexpr matrix_unit cdna2_bf16{.model = matrix_unit_model::pairwise_tree, .input = bfloat16,
+                                        .input_rounding = rounding::nearest_even, .block_size = 4,
+                                        .alignment_bits = 0, .final_rounding = rounding::nearest_even,
+                                        .input_subnormals = subnormal_handling::flush,
+                                        .output_subnormals = subnormal_handling::flush};
 /// CUDA cores: a binary32 fma chain c = fmaf(a_i, b_i, c), round to nearest even (the usual
 /// non-tensor-core kernel; products of fp16/bf16/tf32/FP8 values are exact in the fma). Wider data
 /// (binary64) reaches binary32 nearest even, as a C++ cast does (IEEE 754-2019 §5.4.2 convertFormat
@@ -167,6 +206,13 @@ inline constexpr named_matrix_unit matrix_unit_presets[] = {
     {"blackwell_rn_bf16", matrix_units::blackwell_rn_bf16, "B200TCRN.m"},
     {"blackwell_rn_tf32", matrix_units::blackwell_rn_tf32, "B200TCRN.m; truncation: GEMM.m"},
     {"blackwell_rn_fp8", matrix_units::blackwell_rn_fp8, "B200TCRN.m"},
+    {"cdna1_fp16", matrix_units::cdna1_fp16, "MATLAB-tensor-core MI100MC.m (correct_rounding = 1)"},
+    {"cdna1_bf16", matrix_units::cdna1_bf16, "MATLAB-tensor-core MI100MC.m (correct_rounding = 1, fma 2)"},
+    {"cdna1_pairwise_fp16", matrix_units::cdna1_pairwise_fp16, "MMA-Sim arXiv 2511.10909 (CDNA1, pairwise)"},
+    {"cdna1_pairwise_bf16", matrix_units::cdna1_pairwise_bf16, "MMA-Sim arXiv 2511.10909 (CDNA1, pairwise, group 2)"},
+    {"cdna2_fp16", matrix_units::cdna2_fp16, "MI210MC.m (pair_wise_sum); MMA-Sim arXiv 2511.10909; ROCm MIOpen MI200 notes"},
+    {"cdna2_bf16", matrix_units::cdna2_bf16,
+     "MI210MC.m (pair_wise_sum); MMA-Sim arXiv 2511.10909 (bf16_1k); ROCm MIOpen MI200 notes"},
     {"cuda_core_fp32", matrix_units::cuda_core_fp32, "binary32 fma chain (IEEE 754-2019 fusedMultiplyAdd)"},
     {"deepseek_fp8_promote128", matrix_units::deepseek_fp8_promote128, "DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
 };

@@ -26,6 +26,8 @@ enum class matrix_unit_model : std::uint8_t {
   block_fma,      ///< the tensor-core block FMA (file comment, steps 1-6)
   cuda_core_fma,  ///< a chain of binary32 (output-format) fmas, one per product
   fp8_promotion,  ///< block FMA for promotion_interval products, then an FP32 add (DeepSeek-V3)
+  pairwise_tree,  ///< per block: products rounded to the output, a pairwise tree of output-format
+                  ///< adds, then c + the tree (AMD CDNA1 in MMA-Sim, CDNA2); models/matrix_unit.hpp
 };
 
 /// How each term is cut onto the alignment grid 2^(emax - F) (step 3).
