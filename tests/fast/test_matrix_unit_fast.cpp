@@ -122,9 +122,10 @@ std::vector<u64> c_values(std::mt19937_64& g) {
 std::vector<std::pair<std::string, lf::matrix_unit>> units() {
   std::vector<std::pair<std::string, lf::matrix_unit>> out;
   for (const auto& p : lf::matrix_unit_presets) {
-    // (the CUDA-core chain and the pairwise tree have no block FMA; exact alignment takes the general path)
+    // (the CUDA-core chain and the pairwise tree have no block FMA; exact alignment and the late
+    // accumulation take the general path)
     if (p.unit.model == lf::matrix_unit_model::cuda_core_fma || p.unit.model == lf::matrix_unit_model::pairwise_tree ||
-        p.unit.alignment == lf::alignment_rounding::exact)
+        p.unit.model == lf::matrix_unit_model::late_accumulation || p.unit.alignment == lf::alignment_rounding::exact)
       continue;
     out.emplace_back(std::string(p.name), p.unit);
   }

@@ -63,11 +63,16 @@ value fields(const oracle::target& t, u64 bits) {
   const u64 E = (bits >> (t.p - 1)) & field_max, M = bits & frac_mask;
   value v;
   v.neg = ((bits >> (t.bits - 1)) & 1) != 0;
-  if (E == field_max && !t.nan_only) {
+  if (t.kind == oracle::layout::fnuz) {  // the one NaN is the negative-zero encoding; no infinity
+    if (bits == t.sign_mask()) {
+      v.nan = true;
+      return v;
+    }
+  } else if (E == field_max && !t.nan_only) {
     (M == 0 ? v.inf : v.nan) = true;
     return v;
   }
-  if (E == field_max && t.nan_only && M == frac_mask) {
+  if (t.kind != oracle::layout::fnuz && E == field_max && t.nan_only && M == frac_mask) {
     v.nan = true;
     return v;
   }
@@ -147,6 +152,115 @@ u64 block(const params& P, const oracle::target& ta, const std::vector<u64>& a, 
   return oracle::convert(P.out, kept, r.bits, oracle::mode::nearest_even).bits;  // exact widening
 }
 
+/// floor(v / 2^d), d >= 0, written out (not relying on how cpp_int shifts a negative value).
+cpp_int floor_div_pow2(const cpp_int& v, long d) {
+  if (d <= 0) return v;
+  const cpp_int m = v < 0 ? cpp_int(-v) : v;
+  const cpp_int q = m >> static_cast<unsigned>(d);
+  if (v >= 0) return q;
+  return (q << static_cast<unsigned>(d)) == m ? cpp_int(-q) : cpp_int(-q - 1);
+}
+
+/// AMD CDNA3 as MATLAB-tensor-core (MI300MC.m at b4bf135, Generic_BFMA_TC.m) and MMA-Sim
+/// (amd_fused_dot_rd_add) describe it, restated: the block's nonzero products (all, or the even and
+/// the odd positions apart) are cut toward zero onto 2^(M - F), M their largest exponent field sum;
+/// two halves are combined with the smaller floored onto the larger's grid; c (exponent emin when
+/// zero) is then added: when its exponent ec is the larger, the products' sum is floored onto
+/// 2^(ec - F - X) and c is exact there; otherwise c is floored onto 2^(M - F), or dropped when ec <
+/// M - drop (drop > 0); the sum is rounded once to nearest even. A product of 2^(emax + 1) or more
+/// gives +-inf (NaN for both signs). An exact zero is +0.
+struct late_params {
+  int N, F, X, drop;
+  bool halves;
+  oracle::target out;
+};
+
+u64 late_block(const late_params& L, const oracle::target& ta, const std::vector<u64>& a, const oracle::target& tb,
+               const std::vector<u64>& b, std::size_t first, std::size_t n, u64 c) {
+  const value z = fields(L.out, c);
+  if (z.nan) return L.out.sign_mask() | L.out.top_bits() | (u64{1} << (L.out.p - 2));  // an earlier block's NaN
+  if (z.inf) return c;
+  struct prod {
+    bool neg;
+    cpp_int mag;  // |p| = mag * 2^kLsb
+    long e;
+    std::size_t pos;
+  };
+  std::vector<prod> ps;
+  bool pos_big = false, neg_big = false;
+  const cpp_int big = cpp_int(1) << static_cast<unsigned>(L.out.emax + 1 - kLsb);
+  for (std::size_t i = 0; i < n; ++i) {
+    const value x = fields(ta, a[first + i]), y = fields(tb, b[first + i]);
+    if (x.nan || x.inf || y.nan || y.inf) throw std::logic_error("reference late block: finite operands only");
+    if (x.mag == 0 || y.mag == 0) continue;
+    const cpp_int m = (x.mag * y.mag) >> static_cast<unsigned>(-kLsb);  // exact (see block)
+    if (m >= big) (x.neg != y.neg ? neg_big : pos_big) = true;
+    ps.push_back({x.neg != y.neg, m, x.e + y.e, i});
+  }
+  if (pos_big && neg_big) return L.out.sign_mask() | L.out.top_bits() | (u64{1} << (L.out.p - 2));  // default NaN
+  if (pos_big || neg_big) return (neg_big ? L.out.sign_mask() : 0) | L.out.top_bits();
+  // One group: M and the sum in units of 2^(M - F).
+  auto group = [&](int parity, long& M, cpp_int& S) {
+    bool any = false;
+    for (const auto& p : ps)
+      if (parity < 0 || static_cast<int>(p.pos % 2) == parity) {
+        M = any ? std::max(M, p.e) : p.e;
+        any = true;
+      }
+    S = 0;
+    for (const auto& p : ps)
+      if (parity < 0 || static_cast<int>(p.pos % 2) == parity) {
+        const long s = M - L.F - kLsb;  // |p| / 2^(M - F) = mag / 2^s
+        const cpp_int t = p.mag >> static_cast<unsigned>(s);  // toward zero
+        S += p.neg ? cpp_int(-t) : t;
+      }
+    return any;
+  };
+  long M = 0;
+  cpp_int S = 0;
+  bool any;
+  if (!L.halves) {
+    any = group(-1, M, S);
+  } else {
+    long Me = 0, Mo = 0;
+    cpp_int Se, So;
+    const bool ae = group(0, Me, Se), ao = group(1, Mo, So);
+    any = ae || ao;
+    if (ae && ao) {
+      M = std::max(Me, Mo);
+      S = floor_div_pow2(Se, M - Me) + floor_div_pow2(So, M - Mo);
+    } else {
+      M = ae ? Me : Mo;
+      S = ae ? Se : So;
+    }
+  }
+  const long ec = z.mag == 0 ? L.out.emin : z.e;
+  // c in units of 2^(ec - F): mag / 2^(ec - F - kLsb), exact (c has p - 1 <= F fraction bits)
+  cpp_int C = z.mag >> static_cast<unsigned>(ec - L.F - kLsb);
+  if (z.neg) C = -C;
+  cpp_int total;
+  long unit;  // the sum is total * 2^unit
+  if (!any) {
+    total = C;
+    unit = ec - L.F;
+  } else if (M < ec) {
+    unit = ec - L.F - L.X;
+    const long d = unit - (M - L.F);
+    total = (d >= 0 ? floor_div_pow2(S, d) : cpp_int(S << static_cast<unsigned>(-d))) + (C << static_cast<unsigned>(L.X));
+  } else if (L.drop > 0 && ec < M - L.drop) {
+    total = S;
+    unit = M - L.F;
+  } else {
+    total = S + floor_div_pow2(C, M - ec);
+    unit = M - L.F;
+  }
+  if (total == 0) return 0;
+  const oracle::exact x = oracle::exact::dyadic(total < 0, total < 0 ? cpp_int(-total) : total, unit);
+  const oracle::result r = oracle::round(x, L.out, oracle::mode::nearest_even);
+  if (r.flags & oracle::flag::overflow) return (total < 0 ? L.out.sign_mask() : 0) | L.out.top_bits();
+  return r.bits;
+}
+
 u64 chain(const params& P, const oracle::target& ta, const std::vector<u64>& a, const oracle::target& tb,
           const std::vector<u64>& b, std::size_t first, std::size_t n, u64 c) {
   for (std::size_t s = 0; s < n; s += static_cast<std::size_t>(P.N))
@@ -163,11 +277,12 @@ u64 chain(const params& P, const oracle::target& ta, const std::vector<u64>& a, 
 u64 random_finite(const oracle::target& t, std::mt19937_64& rng, long center, long spread) {
   const int w = t.bits - t.p;
   const u64 field_max = (u64{1} << w) - 1;
-  const u64 top = t.nan_only ? field_max : field_max - 1;
+  const bool fnuz = t.kind == oracle::layout::fnuz;
+  const u64 top = t.nan_only || fnuz ? field_max : field_max - 1;
   const u64 sign = (rng() & 1) ? t.sign_mask() : 0;
   u64 frac = rng() & t.frac_mask();
   const unsigned pick = rng() % 16;
-  if (pick == 0) return sign;
+  if (pick == 0) return fnuz ? 0 : sign;  // (fnuz: the negative-zero encoding is the NaN)
   if (pick == 1) return sign | (frac == 0 ? 1 : frac);
   long e = center + static_cast<long>(rng() % static_cast<u64>(2 * spread + 1)) - spread;
   e = std::clamp<long>(e, 1, static_cast<long>(top));
@@ -227,6 +342,8 @@ oracle::target target_of(const lf::format& f) {
   if (f == lf::float8_e4m3fn) return oracle::e4m3;
   if (f == lf::float8_e5m2) return oracle::e5m2;
   if (f == lf::binary32) return oracle::binary32;
+  if (f == lf::float8_e4m3fnuz) return oracle::e4m3fnuz;
+  if (f == lf::float8_e5m2fnuz) return oracle::e5m2fnuz;
   FAIL("no oracle target for this format");
   return oracle::binary32;
 }
@@ -258,6 +375,13 @@ u64 reference_dot(const lf::matrix_unit& u, const oracle::target& ta, const bloc
         const u64 y = oracle::convert(out, tb, d.b[i], oracle::mode::nearest_even).bits;
         c = oracle::fma(out, x, y, c, oracle::mode::nearest_even).bits;
       }
+      return c;
+    }
+    case lf::matrix_unit_model::late_accumulation: {
+      const ref::late_params L{u.block_size, u.alignment_bits, u.late_extra_bits, u.late_c_drop, u.odd_even_halves, out};
+      u64 c = d.c;
+      for (std::size_t s = 0; s < K; s += L.N)
+        c = ref::late_block(L, ta, d.a, tb, d.b, s, std::min<std::size_t>(static_cast<std::size_t>(L.N), K - s), c);
       return c;
     }
     case lf::matrix_unit_model::pairwise_tree: {
@@ -692,18 +816,105 @@ TEST_CASE("CDNA: -(2^-10)^2 - (2^-14)^2 - 16 rounds away from 16 on every model;
     CHECK(bits_of(lf::dot(*u, p, q, lf::fp32(0x1p-30f))) == 0x30800000u);
 }
 
+// ---- AMD CDNA3: cases worked out by hand from MI300MC.m (b4bf135) and MMA-Sim's amd_fused_dot_rd_add ----
+
+namespace {
+lf::bits_t enc(const lf::format& f, double v) {
+  lf::status st{};
+  return lf::convert(f, lf::binary64, std::bit_cast<u64>(v), lf::env{}, st);
+}
+double dec(const lf::format& f, lf::bits_t x) {
+  lf::status st{};
+  return std::bit_cast<double>(static_cast<u64>(lf::convert(lf::binary64, f, x, lf::env{}, st)));
+}
+u32 cdna3(const lf::matrix_unit& u, const lf::format& f, std::initializer_list<double> a, std::initializer_list<double> b,
+          float c) {
+  std::vector<lf::bits_t> ea, eb;
+  for (double v : a) ea.push_back(enc(f, v));
+  for (double v : b) eb.push_back(enc(f, v));
+  for (std::size_t i = 0; i < ea.size(); ++i) REQUIRE(dec(f, ea[i]) == std::data(a)[i]);  // exact inputs
+  for (std::size_t i = 0; i < eb.size(); ++i) REQUIRE(dec(f, eb[i]) == std::data(b)[i]);
+  lf::status st{};
+  return static_cast<u32>(lf::dot(u, f, ea, f, eb, bits_of(lf::fp32(c)), st));
+}
+}  // namespace
+
+TEST_CASE("CDNA3 fp16/bf16: products truncated at 24 fraction bits, c added late under a floor alignment") {
+  const lf::format h = lf::binary16, bf = lf::bfloat16;
+  const auto& u = units::cdna3_fp16;
+  // Products 1, 2^-24, 2^-24 on the grid 2^-24: kept, 1 + 2^-23.
+  CHECK(cdna3(u, h, {1.0, 0x1p-12, 0x1p-12}, {1.0, 0x1p-12, 0x1p-12}, 0.0f) == 0x3F800001u);
+  // Products 1 and four 2^-25: each 2^-25 truncated to 0 on the grid 2^-24.
+  CHECK(cdna3(u, h, {1.0, 0x1p-12, 0x1p-12, 0x1p-12, 0x1p-12}, {1.0, 0x1p-13, 0x1p-13, 0x1p-13, 0x1p-13}, 0.0f) ==
+        0x3F800000u);
+  // c = 16 dominates (exponent 4 > -20): the products 2^-20 + 2^-28 keep 31 fraction bits below
+  // 2^4, grid 2^-27: 2^-28 floors to 0, 16 + 2^-20 rounds to 16 (nearest even). Negated: the
+  // floor of -(2^-20 + 2^-28) is -(2^-20 + 2^-27), above half an ulp of 16: -(16 + 2^-19).
+  CHECK(cdna3(u, h, {0x1p-10, 0x1p-14}, {0x1p-10, 0x1p-14}, 16.0f) == 0x41800000u);
+  CHECK(cdna3(u, h, {-0x1p-10, -0x1p-14}, {0x1p-10, 0x1p-14}, -16.0f) == 0xC1800001u);
+  // 1 * 1 + c with c negative and far below: the floor takes one unit 2^-24: 1 - 2^-24. Positive: 1.
+  CHECK(cdna3(u, h, {1.0}, {1.0}, -0x1p-26f) == 0x3F7FFFFFu);
+  CHECK(cdna3(units::cdna3_bf16, bf, {1.0}, {1.0}, -0x1p-100f) == 0x3F7FFFFFu);
+  CHECK(cdna3(u, h, {1.0}, {1.0}, 0x1p-100f) == 0x3F800000u);
+  // c = 2^20 dominates: the products' sum 2^-4 + 2^-12 on the grid 2^(20 - 31) = 2^-11 is 2^-4;
+  // 2^20 + 2^-4 is a tie between 2^20 and 2^20 + 2^-3: even, 2^20. With 2^-11 (on the grid), just above.
+  CHECK(cdna3(u, h, {0x1p-2, 0x1p-6}, {0x1p-2, 0x1p-6}, 0x1p20f) == 0x49800000u);
+  CHECK(cdna3(u, h, {0x1p-2, 0x1p-5}, {0x1p-2, 0x1p-6}, 0x1p20f) == 0x49800001u);
+  CHECK(cdna3(u, h, {-0x1p-2, -0x1p-6}, {0x1p-2, 0x1p-6}, -0x1p20f) == 0xC9800001u);
+  // Products that cancel keep their exponent 0: c = 2^-30 floors to 0 on the grid 2^-24, -2^-30 to -2^-24.
+  CHECK(cdna3(u, h, {1.0, -1.0}, {1.0, 1.0}, 0x1p-30f) == 0u);
+  CHECK(cdna3(u, h, {1.0, -1.0}, {1.0, 1.0}, -0x1p-30f) == 0xB3800000u);
+  // K = 16, two blocks of 8: block 1 truncates its seven 2^-25; block 2 sums eight 2^-25 = 2^-22
+  // exactly (their own maximum 2^-25, c = 1 added late): 1 + 2^-22.
+  std::vector<lf::bits_t> a{enc(h, 1.0)}, b{enc(h, 1.0)};
+  for (int i = 0; i < 15; ++i) {
+    a.push_back(enc(h, 0x1p-12));
+    b.push_back(enc(h, 0x1p-13));
+  }
+  lf::status st{};
+  CHECK(lf::dot(u, h, a, h, b, 0, st) == 0x3F800002u);
+  // bf16: a zero product takes no part in the maximum (MATLAB; MMA-Sim would give 0 * 2^127 the
+  // exponent 1 and lose 2^-30): 2^-30.
+  CHECK(cdna3(units::cdna3_bf16, bf, {0.0, 0x1p-15}, {0x1p127, 0x1p-15}, 0.0f) == 0x30800000u);
+  // A product of 2^128 or more: inf; of both signs: NaN, c ignored.
+  CHECK(cdna3(units::cdna3_bf16, bf, {0x1p100}, {0x1p30}, 1.0f) == 0x7F800000u);
+  CHECK(cdna3(units::cdna3_bf16, bf, {0x1p100, -0x1p100}, {0x1p30, 0x1p30}, 1.0f) == 0xFFC00000u);
+}
+
+TEST_CASE("CDNA3 FP8 (FNUZ): even and odd positions summed apart, then floored together; a far c is dropped") {
+  const lf::format e4 = lf::float8_e4m3fnuz, e5 = lf::float8_e5m2fnuz;
+  const auto& u = units::cdna3_fp8;
+  // 128 * 128 = 2^14 at position 0, -2^-20 at position 1 (the odd half): floored onto 2^-10 it is
+  // -2^-10: 2^14 - 2^-10. At position 2 (the even half) it is truncated to 0: 2^14.
+  CHECK(cdna3(u, e4, {128.0, 0x1p-10}, {128.0, -0x1p-10}, 0.0f) == 0x467FFFFFu);
+  CHECK(cdna3(u, e4, {128.0, 0.0, 0x1p-10}, {128.0, 0.0, -0x1p-10}, 0.0f) == 0x46800000u);
+  // E5M2FNUZ: 2^15 * 2^-2 = 2^13 (even), 2^-16 * -2^-16 (odd) floors to -2^-11: 2^13 - 2^-11.
+  CHECK(cdna3(u, e5, {0x1p15, 0x1p-16}, {0x1p-2, -0x1p-16}, 0.0f) == 0x45FFFFFFu);
+  // c = -2^-25 is 25 binades below: floored to -2^-24; -2^-26 (26 below): dropped.
+  CHECK(cdna3(u, e4, {1.0}, {1.0}, -0x1p-25f) == 0x3F7FFFFFu);
+  CHECK(cdna3(u, e4, {1.0}, {1.0}, -0x1p-26f) == 0x3F800000u);
+  // Cancelled products: -2^-30 is dropped here, where fp16/bf16 keep -2^-24.
+  CHECK(cdna3(u, e4, {1.0, -1.0}, {1.0, 1.0}, -0x1p-30f) == 0u);
+}
+
 // ---- every preset against the independent model -------------------------------------------------
 
 TEST_CASE("every block and pairwise preset equals the cpp_int model on 20000 random dot products (K up to 2N + 1)") {
   constexpr int trials = 20000;
   for (const auto& p : lf::matrix_unit_presets) {
-    if (p.unit.model != lf::matrix_unit_model::block_fma && p.unit.model != lf::matrix_unit_model::pairwise_tree) continue;
+    if (p.unit.model == lf::matrix_unit_model::cuda_core_fma || p.unit.model == lf::matrix_unit_model::fp8_promotion)
+      continue;
     CAPTURE(p.name);
     const std::size_t max_k = 2 * static_cast<std::size_t>(p.unit.block_size) + 1;
     const u64 seed = std::hash<std::string_view>{}(p.name);
     if (p.unit.input == lf::binary16) compare_with_reference<lf::binary16, lf::binary16>(p.unit, p.name.data(), trials, max_k, seed);
     if (p.unit.input == lf::bfloat16) compare_with_reference<lf::bfloat16, lf::bfloat16>(p.unit, p.name.data(), trials, max_k, seed);
     if (p.unit.input == lf::tfloat32) compare_with_reference<lf::tfloat32, lf::tfloat32>(p.unit, p.name.data(), trials, max_k, seed);
+    if (p.unit.input == lf::float8_e4m3fnuz) {  // CDNA3 FP8 takes both FNUZ formats
+      compare_with_reference<lf::float8_e4m3fnuz, lf::float8_e4m3fnuz>(p.unit, p.name.data(), trials, max_k, seed);
+      compare_with_reference<lf::float8_e5m2fnuz, lf::float8_e5m2fnuz>(p.unit, p.name.data(), trials / 2, max_k, seed + 1);
+      compare_with_reference<lf::float8_e4m3fnuz, lf::float8_e5m2fnuz>(p.unit, p.name.data(), trials / 4, max_k, seed + 2);
+    }
     if (p.unit.input == lf::float8_e4m3fn) {
       compare_with_reference<lf::float8_e4m3fn, lf::float8_e4m3fn>(p.unit, p.name.data(), trials, max_k, seed);
       compare_with_reference<lf::float8_e5m2, lf::float8_e5m2>(p.unit, p.name.data(), trials / 2, max_k, seed + 1);
@@ -763,16 +974,18 @@ TEST_CASE("which data a unit converts: formats wider than its operand type (a ta
   // f contains g: every value of g is a value of f (precision and exponent range, by hand):
   // binary64 > binary32 > tf32 > {fp16, bf16} > {E4M3, E5M2}; fp16 and bf16 overlap (neither
   // contains the other), as do E4M3 and E5M2.
-  enum { h, b, t, s, d, e4, e5, count };
+  // E4M3FNUZ (CDNA3): max 240, min subnormal 2^-10, p = 4: inside fp16, bf16 and above; it and
+  // E4M3 (max 448, min subnormal 2^-9) overlap, and E5M2 (p = 3) is not inside it.
+  enum { h, b, t, s, d, e4, e5, e4z, count };
   const lf::format fmts[count] = {lf::binary16, lf::bfloat16, lf::tfloat32, lf::binary32, lf::binary64,
-                                  lf::float8_e4m3fn, lf::float8_e5m2};
+                                  lf::float8_e4m3fn, lf::float8_e5m2, lf::float8_e4m3fnuz};
   auto contains = [](int f, int g) {
     if (f == g) return true;
     switch (f) {
       case d: return true;
       case s: return g != d;
-      case t: return g == h || g == b || g == e4 || g == e5;
-      case h: case b: return g == e4 || g == e5;
+      case t: return g == h || g == b || g == e4 || g == e5 || g == e4z;
+      case h: case b: return g == e4 || g == e5 || g == e4z;
       default: return false;
     }
   };

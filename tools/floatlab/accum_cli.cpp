@@ -76,6 +76,13 @@ std::string describe_unit(const lf::matrix_unit& mu) {
                          inputs, mu.block_size, lf::format_name(mu.output), lf::rounding_name(mu.final_rounding),
                          mu.input_subnormals == lf::subnormal_handling::flush ? "flushed" : "kept",
                          mu.output_subnormals == lf::subnormal_handling::flush ? "flushed" : "kept");
+    case lf::matrix_unit_model::late_accumulation:
+      return fmt::format("{}, blocks of {}{}: products truncated onto F={} below their largest, then c added "
+                         "rounding down ({} more bits when c is the larger{}), {} output ({})",
+                         inputs, mu.block_size, mu.odd_even_halves ? " in even and odd halves" : "", mu.alignment_bits,
+                         mu.late_extra_bits,
+                         mu.late_c_drop > 0 ? fmt::format(", dropped {} binades below", mu.late_c_drop) : std::string(),
+                         lf::format_name(mu.output), lf::rounding_name(mu.final_rounding));
     case lf::matrix_unit_model::block_fma: break;
   }
   std::string terms;

@@ -96,6 +96,19 @@
 //    MIOpen documentation, "MI200 MFMA behavior specifics"). Each rounding raises its IEEE flags;
 //    a NaN result is the output's default NaN. The zero signs are the models' (neither source
 //    measured them on hardware).
+//  - late_accumulation: AMD CDNA3 (MI300A, MI300X) as MATLAB-tensor-core (models/MI300MC.m at
+//    commit b4bf135, deleted since; Generic_BFMA_TC.m: global_alignment, late_partial_sum,
+//    odd_even_grouping, armode 'rd') and MMA-Sim (amd_fused_dot_rd_add) model it. In one block, the
+//    nonzero products (a zero product takes no part: MATLAB's choice; MMA-Sim gives a zero operand
+//    the exponent -126) are cut toward zero onto 2^(M - F), M the largest e(a) + e(b) (step 2), c
+//    left out, and summed exactly: S. With odd_even_halves the even and the odd positions of the
+//    block are two such sums, and the one with the smaller M is floored (toward -inf) onto the
+//    other's grid before they are added. Then c, with e(c) = emin for a zero c: when e(c) > M, S is
+//    floored onto 2^(e(c) - F - late_extra_bits) and c added exactly there; otherwise c is floored
+//    onto 2^(M - F) and added, or dropped when e(c) < M - late_c_drop (late_c_drop > 0). The sum is
+//    rounded once (step 5; an exact zero is +0). A product of magnitude 2^(emax + 1) or more makes
+//    the block +-inf, NaN with both signs (invalid), c ignored (MATLAB's prd_limit). Specials as the
+//    block FMA's. The general path only (no fast block).
 #pragma once
 
 #include <array>
@@ -259,6 +272,7 @@ bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
       }
       return c;
     }
+    case matrix_unit_model::late_accumulation: return block_chain_general(mu, a, b, 0, n, c, st);
     case matrix_unit_model::pairwise_tree: {
       const auto N = static_cast<std::size_t>(mu.block_size);
       for (std::size_t s = 0; s < n; s += N) c = pairwise_block(mu, a, b, s, n - s < N ? n - s : N, c, st);

@@ -111,8 +111,11 @@ inline constexpr matrix_unit ada_fp8{.input = float8_e4m3fn, .input_rounding = r
 // AMD CDNA matrix cores (MFMA), binary32 accumulation. Two public models, no recorded hardware
 // results here: MATLAB-tensor-core (models/MI100MC.m, MI210MC.m with models/tools/Generic_BFMA_TC.m)
 // and MMA-Sim (arXiv 2511.10909; mmasim/simulator/amd.py). They agree on CDNA2 and disagree on
-// CDNA1, so CDNA1 has both. CDNA3 (MI300: truncated products with c added late, odd/even FP8
-// halves) is not modelled yet. Wider data nearest even (GEMM.m: CPFloat round = 1).
+// CDNA1, so CDNA1 has both; for CDNA3 MATLAB-tensor-core's MI300MC.m was deleted from the
+// repository (commit d12a5b3); its last version (b4bf135) and MMA-Sim's amd_fused_dot_rd_add agree
+// but for one choice, followed here as MATLAB makes it: a zero product takes no part in the block's
+// exponent maximum (MMA-Sim gives a zero operand the exponent -126). Wider data nearest even (GEMM.m:
+// CPFloat round = 1).
 /// MI100 (CDNA1), fp16 inputs, as MATLAB-tensor-core models it (MI100MC.m: fma 4,
 /// correct_rounding = 1): each block of 4 products and c summed exactly, rounded once to nearest
 /// even; subnormals kept.
@@ -147,6 +150,27 @@ inline constexpr matrix_unit cdna2_bf16{.model = matrix_unit_model::pairwise_tre
                                         .alignment_bits = 0, .final_rounding = rounding::nearest_even,
                                         .input_subnormals = subnormal_handling::flush,
                                         .output_subnormals = subnormal_handling::flush};
+/// MI300A, MI300X (CDNA3), fp16 inputs: blocks of 8 products, cut toward zero onto 2^(M - 24) (M
+/// the largest product exponent, c left out: MI300MC.m global_alignment, neab 1, denorm_prd 1),
+/// summed exactly; then c added with a floor alignment, the products' sum keeping 31 fraction bits
+/// when c's exponent is the larger (late_partial_sum, armode 'rd'; MMA-Sim n_fractional_bits 24);
+/// one rounding to nearest even; subnormals kept.
+inline constexpr matrix_unit cdna3_fp16{.model = matrix_unit_model::late_accumulation, .input = binary16,
+                                        .input_rounding = rounding::nearest_even, .block_size = 8,
+                                        .alignment_bits = 24, .final_rounding = rounding::nearest_even,
+                                        .late_extra_bits = 7};
+/// CDNA3, bf16 inputs: as cdna3_fp16.
+inline constexpr matrix_unit cdna3_bf16{.model = matrix_unit_model::late_accumulation, .input = bfloat16,
+                                        .input_rounding = rounding::nearest_even, .block_size = 8,
+                                        .alignment_bits = 24, .final_rounding = rounding::nearest_even,
+                                        .late_extra_bits = 7};
+/// CDNA3, FP8 inputs (E4M3FNUZ, E5M2FNUZ, mixed): blocks of 16, the even and the odd positions
+/// aligned and summed apart, combined with a floor alignment (odd_even_grouping), then c as
+/// cdna3_fp16 except that a c more than 25 binades below the products is dropped (exp_check).
+inline constexpr matrix_unit cdna3_fp8{.model = matrix_unit_model::late_accumulation, .input = float8_e4m3fnuz,
+                                       .input_rounding = rounding::nearest_even, .block_size = 16,
+                                       .alignment_bits = 24, .final_rounding = rounding::nearest_even,
+                                       .late_extra_bits = 7, .odd_even_halves = true, .late_c_drop = 25};
 /// CUDA cores: a binary32 fma chain c = fmaf(a_i, b_i, c), round to nearest even (the usual
 /// non-tensor-core kernel; products of fp16/bf16/tf32/FP8 values are exact in the fma). Wider data
 /// (binary64) reaches binary32 nearest even, as a C++ cast does (IEEE 754-2019 §5.4.2 convertFormat
@@ -213,6 +237,10 @@ inline constexpr named_matrix_unit matrix_unit_presets[] = {
     {"cdna2_fp16", matrix_units::cdna2_fp16, "MI210MC.m (pair_wise_sum); MMA-Sim arXiv 2511.10909; ROCm MIOpen MI200 notes"},
     {"cdna2_bf16", matrix_units::cdna2_bf16,
      "MI210MC.m (pair_wise_sum); MMA-Sim arXiv 2511.10909 (bf16_1k); ROCm MIOpen MI200 notes"},
+    {"cdna3_fp16", matrix_units::cdna3_fp16, "MATLAB-tensor-core MI300MC.m (b4bf135); MMA-Sim arXiv 2511.10909"},
+    {"cdna3_bf16", matrix_units::cdna3_bf16, "MATLAB-tensor-core MI300MC.m (b4bf135); MMA-Sim arXiv 2511.10909"},
+    {"cdna3_fp8", matrix_units::cdna3_fp8,
+     "MATLAB-tensor-core MI300MC.m (b4bf135, odd_even_grouping); MMA-Sim arXiv 2511.10909"},
     {"cuda_core_fp32", matrix_units::cuda_core_fp32, "binary32 fma chain (IEEE 754-2019 fusedMultiplyAdd)"},
     {"deepseek_fp8_promote128", matrix_units::deepseek_fp8_promote128, "DeepSeek-V3 arXiv 2412.19437 §3.3.2"},
 };

@@ -28,6 +28,8 @@ enum class matrix_unit_model : std::uint8_t {
   fp8_promotion,  ///< block FMA for promotion_interval products, then an FP32 add (DeepSeek-V3)
   pairwise_tree,  ///< per block: products rounded to the output, a pairwise tree of output-format
                   ///< adds, then c + the tree (AMD CDNA1 in MMA-Sim, CDNA2); models/matrix_unit.hpp
+  late_accumulation,  ///< per block: the products aligned among themselves (truncated), c added
+                      ///< afterwards with a floor alignment (AMD CDNA3); models/matrix_unit.hpp
 };
 
 /// How each term is cut onto the alignment grid 2^(emax - F) (step 3).
@@ -64,6 +66,15 @@ struct matrix_unit {
   subnormal_handling input_subnormals = subnormal_handling::keep;
   subnormal_handling output_subnormals = subnormal_handling::keep;
   int promotion_interval = 0;  ///< fp8_promotion: products per FP32 promotion (DeepSeek: 128)
+  /// late_accumulation: the fraction bits the products' sum gains when c's exponent is the larger
+  /// (MATLAB-tensor-core's AddTwoNonNormSums with eab 7: 31 = 24 + 7 for CDNA3).
+  int late_extra_bits = 0;
+  /// late_accumulation: the products at even and odd positions of a block are aligned and summed
+  /// as two halves, combined with a floor alignment (CDNA3 FP8: odd_even_grouping).
+  bool odd_even_halves = false;
+  /// late_accumulation: c contributes nothing when its exponent is more than this many binades
+  /// below the products' (CDNA3 FP8: 25); 0: never dropped.
+  int late_c_drop = 0;
 
   /// Parameters the implementation handles: a deterministic input_rounding, 1 <= N <= 2^24,
   /// 0 <= F <= 96 (so an exact block sum stays below 2^126), 1 <= output_fraction_bits <= the
@@ -72,7 +83,9 @@ struct matrix_unit {
     return input.valid() && output.valid() && input_rounding != rounding::stochastic && block_size >= 1 &&
            block_size <= (1 << 24) && alignment_bits >= 0 && alignment_bits <= 96 && output_fraction_bits >= 1 &&
            output_fraction_bits <= output.fraction_bits() &&
-           (model != matrix_unit_model::fp8_promotion || promotion_interval >= 1);
+           (model != matrix_unit_model::fp8_promotion || promotion_interval >= 1) && late_extra_bits >= 0 &&
+           late_extra_bits <= 16 && late_c_drop >= 0 &&
+           (model != matrix_unit_model::late_accumulation || alignment_bits >= output.fraction_bits());
   }
   friend constexpr bool operator==(const matrix_unit&, const matrix_unit&) = default;
 };

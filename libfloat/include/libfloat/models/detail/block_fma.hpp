@@ -46,6 +46,145 @@ constexpr format unit_kept_format(const matrix_unit& mu) {
   return format{mu.output.exponent_bits, mu.output_fraction_bits + 1, mu.output.kind, mu.output.bias()};
 }
 
+__extension__ typedef __int128 late_i128;
+
+/// floor(v / 2^k) for k >= 0 (an arithmetic shift: toward -inf), noting whether bits were dropped.
+constexpr late_i128 late_floor_shift(late_i128 v, int k, bool& dropped) {
+  if (k <= 0) return v;
+  if (k >= 127) {
+    dropped = dropped || v != 0;
+    return v < 0 ? -1 : 0;
+  }
+  const late_i128 q = v >> k;  // GCC and Clang: arithmetic shift of a negative value, i.e. floor
+  dropped = dropped || (q << k) != v;
+  return q;
+}
+
+/// The products of [first, first + n) whose position in the block is even (parity 0), odd (1), or
+/// all of them (parity -1), aligned among themselves (step 3 with emax their largest alignment
+/// exponent, c left out) and summed exactly. Returns false when none is nonzero.
+template <class A, class B>
+bool late_half(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first, std::size_t n,
+               int parity, int& M, late_i128& S, bool& dropped) {
+  const bool daz = mu.input_subnormals == subnormal_handling::flush;
+  const int fba = a.fmt.fraction_bits(), fbb = b.fmt.fraction_bits();
+  bool any = false;
+  auto take = [&](std::size_t i) { return parity < 0 || static_cast<int>(i % 2) == parity; };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!take(i)) continue;
+    const unpacked x = unpack(a.fmt, a.get(first + i), daz), y = unpack(b.fmt, b.get(first + i), daz);
+    if (x.kind == kind::zero || y.kind == kind::zero) continue;
+    const int e = x.exp + fba + y.exp + fbb;
+    M = any ? (e > M ? e : M) : e;
+    any = true;
+  }
+  S = 0;
+  if (!any) return false;
+  const int g = M - mu.alignment_bits;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!take(i)) continue;
+    const unpacked x = unpack(a.fmt, a.get(first + i), daz), y = unpack(b.fmt, b.get(first + i), daz);
+    if (x.kind == kind::zero || y.kind == kind::zero) continue;
+    const u128 sig = u128{x.sig} * y.sig;
+    const int exp = x.exp + y.exp;
+    u128 k;
+    if (exp >= g) {
+      k = sig << (exp - g);  // below 2^(F + 2)
+    } else {
+      const decision<u128> d = round_shift(sig, g - exp, false, rounding::toward_zero, 0);
+      k = d.kept;
+      dropped = dropped || d.frac != lost::zero;
+    }
+    S += x.negative != y.negative ? -static_cast<late_i128>(k) : static_cast<late_i128>(k);
+  }
+  return true;
+}
+
+/// matrix_unit_model::late_accumulation, one block with finite operands (the file comment of
+/// models/matrix_unit.hpp); z is c unpacked.
+template <class A, class B>
+bits_t late_block(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first, std::size_t n,
+                  const unpacked& z, status& st) {
+  const format& fo = mu.output;
+  const bool daz = mu.input_subnormals == subnormal_handling::flush;
+  const int F = mu.alignment_bits;
+  // A product of magnitude 2^(emax + 1) or more makes the block +-inf (NaN with both signs),
+  // whatever c and the other products (MATLAB-tensor-core prd_limit = 1; MMA-Sim).
+  bool pos_big = false, neg_big = false;
+  for (std::size_t i = first; i < first + n; ++i) {
+    const unpacked x = unpack(a.fmt, a.get(i), daz), y = unpack(b.fmt, b.get(i), daz);
+    if (x.kind == kind::zero || y.kind == kind::zero) continue;
+    const u128 p = u128{x.sig} * y.sig;
+    const auto hi = static_cast<std::uint64_t>(p >> 64), lo = static_cast<std::uint64_t>(p);
+    const int width = hi != 0 ? 64 + std::bit_width(hi) : std::bit_width(lo);
+    const int top = x.exp + y.exp + width - 1;  // floor(log2 |a_i b_i|)
+    if (top > fo.emax()) (x.negative != y.negative ? neg_big : pos_big) = true;
+  }
+  if (pos_big && neg_big) {
+    st |= status::invalid;
+    return fo.default_nan_bits();
+  }
+  if (pos_big || neg_big) {
+    st |= status::overflow | status::inexact;
+    return sign_bit(fo, neg_big) | fo.infinity_bits();
+  }
+  bool dropped = false;
+  int M = 0;
+  late_i128 S = 0;
+  bool any;
+  if (!mu.odd_even_halves) {
+    any = late_half(mu, a, b, first, n, -1, M, S, dropped);
+  } else {
+    int Me = 0, Mo = 0;
+    late_i128 Se = 0, So = 0;
+    const bool ae = late_half(mu, a, b, first, n, 0, Me, Se, dropped);
+    const bool ao = late_half(mu, a, b, first, n, 1, Mo, So, dropped);
+    any = ae || ao;
+    if (ae && ao) {  // the half with the smaller exponent floored onto the other's grid
+      M = Me > Mo ? Me : Mo;
+      S = late_floor_shift(Se, M - Me, dropped) + late_floor_shift(So, M - Mo, dropped);
+    } else {
+      M = ae ? Me : Mo;
+      S = ae ? Se : So;
+    }
+  }
+  // c on the grid 2^(e_c - F): e_c its alignment exponent; a zero c has emin's (MATLAB-tensor-core
+  // c_min_exp_limit = 1; MMA-Sim's exponent of a zero) and takes part in the maximum.
+  const int fbo = fo.fraction_bits();
+  const bool c_zero = z.kind == kind::zero;
+  const int ec = c_zero ? fo.emin() : z.exp + fbo;
+  const late_i128 C = c_zero ? 0 : (z.negative ? -1 : 1) * (static_cast<late_i128>(z.sig) << (F - fbo));
+  late_i128 sum;
+  int grid;
+  if (!any) {  // no nonzero product: c itself
+    sum = C;
+    grid = ec - F;
+  } else if (M < ec) {  // c's exponent the larger: the products' sum keeps late_extra_bits more bits
+    const int X = mu.late_extra_bits, shift = ec - M - X;  // from the grid 2^(M - F) to 2^(ec - F - X)
+    sum = (shift <= 0 ? S * (late_i128{1} << -shift) : late_floor_shift(S, shift, dropped)) + C * (late_i128{1} << X);
+    grid = ec - F - X;
+  } else if (mu.late_c_drop > 0 && ec < M - mu.late_c_drop) {  // c too far below: dropped
+    dropped = dropped || C != 0;
+    sum = S;
+    grid = M - F;
+  } else {
+    sum = S + late_floor_shift(C, M - ec, dropped);
+    grid = M - F;
+  }
+  if (dropped) st |= status::inexact;
+  if (sum == 0) return zero_bits(fo, false);  // +0 (both models)
+  const bool neg = sum < 0;
+  status rs{};
+  const format kept = unit_kept_format(mu);
+  const bits_t r = round_pack(kept, neg, grid, static_cast<u128>(neg ? -sum : sum), false,
+                              unit_env(mu, mu.final_rounding), rs);
+  st |= rs;
+  if (has(rs, status::overflow)) return sign_bit(fo, neg) | fo.infinity_bits();
+  if (kept == fo) return r;
+  status ignored{};
+  return convert(fo, kept, r, env{}, ignored);
+}
+
 /// One block: d = sum_{i in [first, first + n)} a_i b_i + c (c and d in mu.output), steps 1-5.
 /// The general path: any formats and parameters (block_fma_fast, fast/matrix_block.hpp, is the same
 /// computation for the common cases; tests/fast/test_matrix_unit_fast.cpp compares the two).
@@ -111,6 +250,7 @@ bits_t block_fma_general(const matrix_unit& mu, const operand<A>& a, const opera
     return convert(fo, binary64, sign_bit(binary64, neg_inf) | binary64.infinity_bits(), unit_env(mu, mu.final_rounding),
                    ignored);
   }
+  if (mu.model == matrix_unit_model::late_accumulation) return late_block(mu, a, b, first, n, z, st);
   if (!any_nonzero) return zero_bits(fo, all_negative_zero);
 
   const env final_env = unit_env(mu, mu.final_rounding);
