@@ -1,10 +1,13 @@
 // mixed-precision-quiz: the 8 questions of the mixed-precision training quiz, each answered by a
 // live libfloat computation. This file parses the command line; runner.cpp has the screens,
 // demos/ one demonstration per question, content/ the text in each language.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -87,7 +90,7 @@ int main(int argc, char** argv) {
   bool preview = false, reveal = false, no_demo = false, shuffle = false, json = false;
   std::string guide_update, guide_check;
 
-  app.add_option("--lang", lang, "en or fr (default: LC_ALL, LC_MESSAGES, LANG)")->type_name("LANG");
+  app.add_option("--lang", lang, "en, fr, a locale (fr_FR.UTF-8); default: the locale")->type_name("LANG");
   app.add_flag("--preview", preview, "List the questions and options, no answers");
   app.add_flag("--reveal", reveal, "Study mode: answers, explanations, demos");
   app.add_option("--answers", answers, "Answer without asking: A-D or 1-4 per question")
@@ -112,7 +115,9 @@ int main(int argc, char** argv) {
       "  printf 'a\\nb\\n' | mixed-precision-quiz     # piped answers; q or end of input\n"
       "                                             # stops with the summary so far\n"
       "Answers: A-D or 1-4 in any case; an invalid entry asks again; q quits.\n"
-      "Exit status: 0 normal, 2 bad usage (the message says what is accepted).");
+      "Exit status: 0 normal; 1 the output could not be written (a full disk);\n"
+      "2 bad usage (the message says what is accepted), or 20 invalid answers\n"
+      "in a row from input that is not a terminal.");
 
   try {
     app.parse(argc, argv);
@@ -125,8 +130,11 @@ int main(int argc, char** argv) {
 
   mpq::run_options o;
   if (lang.empty()) lang = mpq::language_from_environment();
-  o.lang = mpq::find_language(lang);
-  if (o.lang == nullptr) return usage_error("--lang '" + lang + "' is not a language of the quiz (accepted: " + mpq::language_codes() + ")");
+  const std::optional<std::string> code = mpq::language_of_locale(lang);
+  o.lang = code ? mpq::find_language(*code) : nullptr;
+  if (o.lang == nullptr)
+    return usage_error("--lang '" + lang + "' is not a language of the quiz (accepted: " + mpq::language_codes() +
+                       ", or a locale name such as fr_FR.UTF-8 or en_GB)");
   if (color != "auto" && color != "always" && color != "never")
     return usage_error("--color '" + color + "' is not accepted (accepted: auto, always, never)");
   if (app.count("--question") && (question < 1 || question > mpq::question_count))
@@ -157,9 +165,14 @@ int main(int argc, char** argv) {
   o.echo_answers = ::isatty(::fileno(stdin)) != 1;
 
   try {
-    if (preview) return mpq::run_preview(o);
-    if (reveal) return mpq::run_reveal(o);
-    return mpq::run_quiz(o, std::cin);
+    const int rc = preview ? mpq::run_preview(o) : reveal ? mpq::run_reveal(o) : mpq::run_quiz(o, std::cin);
+    // A full disk or a closed pipe (`--reveal > /dev/full`): say so and exit 1, not 0.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "mixed-precision-quiz: %s\n",
+                   o.lang->get("write_error", {{"reason", std::strerror(errno)}}).c_str());
+      return 1;
+    }
+    return rc;
   } catch (const std::exception& e) {
     // A defect, not a usage error: the language tests check every string and placeholder.
     std::fflush(stdout);

@@ -120,6 +120,17 @@ std::vector<int> questions_asked(const run_options& o) {
   return all;
 }
 
+namespace {
+/// After max_invalid_in_a_row invalid answers from input that is not a terminal: the message on
+/// stderr and exit 2.
+int give_up(const language& l) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "mixed-precision-quiz: %s\n",
+               l.get("too_many_invalid", {{"count", std::to_string(max_invalid_in_a_row)}}).c_str());
+  return 2;
+}
+}  // namespace
+
 int run_quiz(const run_options& o, std::istream& in) {
   const language& l = *o.lang;
   struct record {
@@ -129,7 +140,8 @@ int run_quiz(const run_options& o, std::istream& in) {
   std::vector<record> results;
   const std::vector<int> asked = questions_asked(o);
   if (!o.json) put(header(o));
-  bool quit = false;
+  bool quit = false, gave_up = false;
+  int invalid_in_a_row = 0;
   std::size_t next_scripted = 0;
   for (const int n : asked) {
     const question& q = l.questions()[static_cast<std::size_t>(n - 1)];
@@ -155,9 +167,17 @@ int run_quiz(const run_options& o, std::istream& in) {
         quit = true;
         break;
       }
-      if (given == -1 && !o.json) put(o.colors.red + wrap(l.get("invalid")) + o.colors.reset);
+      if (given != -1) break;
+      if (!o.json) put(o.colors.red + wrap(l.get("invalid")) + o.colors.reset);
+      // Input that is not a terminal cannot be corrected by a person: a run of invalid answers
+      // (`yes x | mixed-precision-quiz`) stops the quiz instead of looping for ever.
+      if (o.echo_answers && ++invalid_in_a_row >= max_invalid_in_a_row) {
+        gave_up = quit = true;
+        break;
+      }
     }
     if (quit) break;
+    invalid_in_a_row = 0;
     const int right = displayed_answer(q, order);
     const bool correct = given == right;
     results.push_back({n, given, right, correct});
@@ -188,11 +208,12 @@ int run_quiz(const run_options& o, std::istream& in) {
       if (!r.correct) missed += (missed.empty() ? "" : ", ") + std::to_string(r.number);
     }
     put(j + "], \"missed\": [" + missed + "]}\n");
-    return 0;
+    return gave_up ? give_up(l) : 0;
   }
   std::string s = o.colors.bold + l.get("summary_title") + o.colors.reset + '\n';
   s += l.get("score", {{"score", std::to_string(score)}, {"asked", std::to_string(results.size())}});
-  if (!complete)
+  // (only after at least one answer: then total > answered >= 1, so "questions" is a plural)
+  if (!complete && !results.empty())
     s += ' ' + l.get("partial", {{"answered", std::to_string(results.size())}, {"total", std::to_string(asked.size())}});
   s += '\n';
   std::string missed;
@@ -203,10 +224,10 @@ int run_quiz(const run_options& o, std::istream& in) {
                    screen_width, 2);
   }
   if (results.empty()) s += l.get("none_answered") + '\n';
-  else if (missed.empty()) s += l.get("perfect") + '\n';
+  else if (missed.empty()) s += l.get(complete ? "perfect" : "perfect_partial") + '\n';
   else s += l.get("missed") + '\n' + missed;
   put(s);
-  return 0;
+  return gave_up ? give_up(l) : 0;
 }
 
 int run_preview(const run_options& o) {

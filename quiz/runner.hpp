@@ -44,7 +44,11 @@ int parse_answer(std::string_view s);
 /// The questions asked, in order (all, or the one of --question).
 std::vector<int> questions_asked(const run_options& o);
 
-/// The interactive (or piped) quiz. Returns the process exit code.
+/// Invalid answers in a row after which a quiz reading input that is not a terminal stops (exit 2).
+inline constexpr int max_invalid_in_a_row = 20;
+
+/// The interactive (or piped) quiz. Returns the process exit code: 0, or 2 when input that is not
+/// a terminal gave max_invalid_in_a_row invalid answers in a row.
 int run_quiz(const run_options& o, std::istream& in);
 /// --preview: every question and its options, no answers.
 int run_preview(const run_options& o);

@@ -93,12 +93,20 @@ const language* find_language(std::string_view code) {
 
 std::string language_codes() { return "en, fr"; }
 
+std::optional<std::string> language_of_locale(std::string_view name) {
+  // language[_territory][.codeset][@modifier] (POSIX locale names; also "fr-FR" as in BCP 47)
+  const std::string_view lang = name.substr(0, name.find_first_of("_-.@"));
+  std::string lower;
+  for (const char c : lang) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "en" || lower == "fr") return lower;
+  return std::nullopt;
+}
+
 std::string language_from_environment() {
   for (const char* name : {"LC_ALL", "LC_MESSAGES", "LANG"}) {
     const char* v = std::getenv(name);
     if (v == nullptr || *v == '\0') continue;
-    const std::string_view s(v);
-    return s.substr(0, 2) == "fr" ? "fr" : "en";
+    return language_of_locale(v).value_or("en");  // C, POSIX and other languages: English
   }
   return "en";
 }

@@ -14,6 +14,7 @@
 #include <array>
 #include <map>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,9 @@ const language* find_language(std::string_view code);
 std::string language_codes();
 /// The language named by LC_ALL, LC_MESSAGES, LANG (the first that is set and non-empty, as POSIX
 /// orders them): "fr" when it starts with "fr", otherwise "en".
+/// The quiz language of a language or locale name ("fr", "fr_FR.UTF-8", "en_GB", "FR", "fr-FR"),
+/// or nullopt when it names no language of the quiz.
+std::optional<std::string> language_of_locale(std::string_view name);
 std::string language_from_environment();
 
 /// Fills {name} placeholders from v; "{{" / "}}" are literal braces; "\n" (backslash, n) is a

@@ -104,6 +104,33 @@ check(SCORE["fr"].format(1, 1) in out.replace("\u00a0", " ") and "Question 3 sur
 rc, out, err = run(["--no-demo"], stdin="")
 check(rc == 0 and "No question answered." in out, "empty input: summary with nothing answered")
 
+# Stopped before the end with nothing missed: never "Nothing missed." (that reads as the whole quiz).
+rc, out, err = run(["--no-demo"], stdin="A\nq\n")
+check("(stopped after 1 of 8 questions)" in out and "No mistake in the answers given." in out
+      and "Nothing missed." not in out, "stopped after 1 right answer: not 'Nothing missed'")
+rc, out, err = run(["--no-demo", "--lang", "fr"], stdin="A\nq\n")
+plain = out.replace("\u00a0", " ")
+check("(arrêt après 1 des 8 questions)" in plain and "Aucune erreur dans les réponses données." in plain
+      and "Aucune question manquée." not in plain, "fr: stopped after 1 right answer")
+rc, out, err = run(["--no-demo", "--lang", "fr"], stdin="")
+check("Vous n'avez répondu à aucune question." in out and "arrêt après" not in out, "fr: nothing answered, no 'after 0 of 8'")
+rc, out, err = run(["--no-demo", "--question", "3"], stdin="")
+check("stopped after 0" not in out and "of 1 questions" not in out, "one question asked, none answered: no plural slip")
+
+# ---- input that is not a terminal cannot loop for ever; output that cannot be written ------------
+rc, out, err = run(["--no-demo"], stdin="x\n" * 1000)
+check(rc == 2 and "20 invalid answers in a row" in err and out.count("Please answer") == 20,
+      f"yes x | quiz: stops after 20 invalid answers with exit 2 (got {rc}, {out.count('Please answer')} messages)")
+rc, out, err = run(["--no-demo"], stdin=("x\n" * 19 + "A\n") * 3)
+check(rc == 0 and SCORE["en"].format(1, 3) in out, "19 invalid answers then a valid one: the run goes on")
+rc, out, err = run(["--no-demo", "--lang", "fr"], stdin="x\n" * 25)
+check(rc == 2 and "20 réponses invalides de suite" in err, "fr: the same message in French")
+if os.path.exists("/dev/full"):
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([QUIZ, "--reveal"], stdout=full, stderr=subprocess.PIPE, timeout=60)
+    check(p.returncode == 1 and b"cannot write the output" in p.stderr,
+          f"--reveal > /dev/full: exit 1 with a message (got {p.returncode}: {p.stderr[:200]!r})")
+
 # ---- --preview ------------------------------------------------------------------------------------
 for lang in ("en", "fr"):
     rc, out, err = run(["--preview", "--lang", lang])
@@ -161,6 +188,7 @@ for args, needle in [
     (["--question", "9"], "accepted: 1 to 8"),
     (["--question", "0"], "accepted: 1 to 8"),
     (["--lang", "de"], "accepted: en, fr"),
+    (["--lang", "de_DE.UTF-8"], "or a locale name such as fr_FR.UTF-8"),
     (["--color", "sometimes"], "accepted: auto, always, never"),
     (["--frobnicate"], "frobnicate"),
 ]:
@@ -174,6 +202,10 @@ check(rc == 0 and out.startswith("mixed-precision-quiz "), "--version")
 # ---- language from the environment; colour ---------------------------------------------------------
 check("Question 1 sur 8" in run(["--preview"], env_extra={"LANG": "fr_FR.UTF-8"})[1].replace("\u00a0", " "), "LANG=fr_FR selects French")
 check("Question 1 of 8" in run(["--preview"], env_extra={"LANG": "fr_FR.UTF-8", "LC_ALL": "C"})[1], "LC_ALL=C wins over LANG")
+for name, want in [("fr_FR.UTF-8", "Question 1 sur 8"), ("fr", "Question 1 sur 8"), ("FR", "Question 1 sur 8"),
+                   ("fr-CA", "Question 1 sur 8"), ("en_GB", "Question 1 of 8"), ("en_US.UTF-8", "Question 1 of 8")]:
+    rc, out, err = run(["--preview", "--lang", name])
+    check(rc == 0 and want in out.replace("\u00a0", " "), f"--lang {name}: {want}")
 check("\x1b[" not in run(["--preview"])[1], "no colour when piped")
 check("\x1b[" in run(["--preview", "--color", "always"])[1], "--color always")
 check("\x1b[" not in run(["--preview", "--color", "never"])[1], "--color never")
