@@ -429,12 +429,12 @@ u64 reference_dot(const lf::matrix_unit& u, const oracle::target& ta, const bloc
 }
 
 /// Under AddressSanitizer (the dev preset) every cpp_int allocation is slow: the random comparisons
-/// run a quarter of their trials there (release runs them all, in about 3 s).
+/// run a sixteenth of their trials there (release runs them all, in about 3 s).
 #if defined(__SANITIZE_ADDRESS__)
-constexpr int kTrialDivisor = 4;
+constexpr int kTrialDivisor = 16;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-constexpr int kTrialDivisor = 4;
+constexpr int kTrialDivisor = 16;
 #else
 constexpr int kTrialDivisor = 1;
 #endif
