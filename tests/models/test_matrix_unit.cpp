@@ -789,6 +789,39 @@ TEST_CASE("CDNA2 flushes: an fp16 subnormal input, a binary32 subnormal product;
   CHECK(bits_of(lf::dot(units::cdna1_bf16, z, z, lf::fp32(0x1p-130f))) == 0x00080000u);  // 2^-130 = 2^19 * 2^-149
 }
 
+TEST_CASE("pairwise_tree flushes the rounded output: (1 - 2^-11) * 2^-14 rounds up to 2^-14 in binary16 and stays") {
+  // A CDNA2-style unit with a binary16 output. The exact product 2^-14 - 2^-25 lies below 2^-14;
+  // on binary16's subnormal grid (2^-24) it is a tie between 2^-14 - 2^-24 and 2^-14, and nearest
+  // even picks 2^-14 (0x0400, the smallest normal): not subnormal, so nothing is flushed. The
+  // product is still tiny and inexact (IEEE 754-2019 §7.5, tininess after rounding: 2^-14 - 2^-25
+  // is exact at 11 bits with an unbounded exponent), so the multiplication raises underflow and
+  // inexact. The core's flush_to_zero policy would flush it to 0 for the same reason.
+  lf::matrix_unit u = units::cdna2_fp16;
+  u.output = lf::binary16;
+  u.output_fraction_bits = 10;
+  const auto enc16 = [](double v) { return lf::bits_t{lf::fp16(v).bits()}; };  // exact for these values
+  const std::vector<lf::bits_t> a{enc16(1 - 0x1p-11)}, b{enc16(0x1p-14)}, neg_b{enc16(-0x1p-14)};
+  lf::status st{};
+  CHECK(lf::dot(u, lf::binary16, a, lf::binary16, b, 0, st) == 0x0400u);
+  CHECK(st == (lf::status::underflow | lf::status::inexact));
+  CHECK(lf::dot(u, lf::binary16, a, lf::binary16, neg_b, 0, st) == 0x8400u);
+  // (1 - 2^-10) * 2^-14 = 2^-14 - 2^-24 is the subnormal 0x03FF, exact: flushed to +0, and with
+  // the negative operand to -0, underflow and inexact raised. The tree then adds the missing
+  // leaves (+0) to it: -0 + +0 = +0 in nearest even (IEEE 754-2019 §6.3).
+  const std::vector<lf::bits_t> s{enc16(1 - 0x1p-10)};
+  st = {};
+  CHECK(lf::dot(u, lf::binary16, s, lf::binary16, b, 0, st) == 0x0000u);
+  CHECK(st == (lf::status::underflow | lf::status::inexact));
+  CHECK(lf::dot(u, lf::binary16, s, lf::binary16, neg_b, 0, st) == 0x0000u);
+  // The same products on CDNA1's pairwise unit with a binary16 output keep the subnormal.
+  lf::matrix_unit k = units::cdna1_pairwise_fp16;
+  k.output = lf::binary16;
+  k.output_fraction_bits = 10;
+  st = {};
+  CHECK(lf::dot(k, lf::binary16, s, lf::binary16, b, 0, st) == 0x03FFu);
+  CHECK(st == lf::status::none);
+}
+
 TEST_CASE("CDNA bf16: 2^100 * 2^30 - 2^100 * 2^30 + 1: exact gives 1, rounded products overflow to inf - inf = NaN") {
   const auto a = values<lf::bf16>({0x1p100, -0x1p100}), b = values<lf::bf16>({0x1p30, 0x1p30});
   CHECK(bits_of(lf::dot(units::cdna1_bf16, a, b, lf::fp32(1.0f))) == 0x3F800000u);

@@ -175,6 +175,14 @@ constexpr bool pairwise_subnormal(const format& f, bits_t x) {
 
 /// A rounded result r of the output format, flushed to a zero of its sign when the unit flushes
 /// subnormal outputs and r is one (underflow and inexact raised).
+/// This is not the core's subnormal_results::flush_to_zero, on purpose: that policy flushes a
+/// result that is tiny per lf::tininess, judged on the value before it meets the subnormal grid,
+/// so a value just below 2^emin that rounds up to 2^emin on that grid (for binary16,
+/// (1 - 2^-11) * 2^-14 in nearest even) becomes 0 there. MMA-Sim (simulator/amd.py:
+/// flush_denormal applied to the rounded tensor) and MATLAB-tensor-core (Generic_BFMA_TC.m,
+/// pws_main: d = d*(abs(d) >= min_out) after each single-precision fma) round to the output first and
+/// flush what is subnormal after, so that value stays 2^emin here. tests/models/test_matrix_unit.cpp
+/// checks the case on a unit with a binary16 output.
 inline bits_t pairwise_flush(const matrix_unit& mu, bits_t r, status& st) {
   if (mu.output_subnormals != subnormal_handling::flush || !pairwise_subnormal(mu.output, r)) return r;
   st |= status::underflow | status::inexact;

@@ -48,54 +48,51 @@ constexpr format unit_kept_format(const matrix_unit& mu) {
 
 __extension__ typedef __int128 late_i128;
 
-/// floor(v / 2^k) for k >= 0 (an arithmetic shift: toward -inf), noting whether bits were dropped.
+/// floor(v / 2^k) for k >= 0 (toward -inf: the core's round_step in rounding::downward on |v|),
+/// noting whether bits were dropped.
 constexpr late_i128 late_floor_shift(late_i128 v, int k, bool& dropped) {
-  if (k <= 0) return v;
-  if (k >= 127) {
-    dropped = dropped || v != 0;
-    return v < 0 ? -1 : 0;
-  }
-  const late_i128 q = v >> k;  // GCC and Clang: arithmetic shift of a negative value, i.e. floor
-  dropped = dropped || (q << k) != v;
-  return q;
+  const bool neg = v < 0;
+  const u128 mag = neg ? u128{0} - static_cast<u128>(v) : static_cast<u128>(v);  // < 2^127
+  const step<u128> s = round_step(mag, k, neg, rounding::downward, 0);
+  dropped = dropped || s.inexact;
+  return neg ? -static_cast<late_i128>(s.kept) : static_cast<late_i128>(s.kept);
 }
 
-/// The products of [first, first + n) whose position in the block is even (parity 0), odd (1), or
-/// all of them (parity -1), aligned among themselves (step 3 with emax their largest alignment
-/// exponent, c left out) and summed exactly. Returns false when none is nonzero.
-template <class A, class B>
-bool late_half(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first, std::size_t n,
-               int parity, int& M, late_i128& S, bool& dropped) {
-  const bool daz = mu.input_subnormals == subnormal_handling::flush;
-  const int fba = a.fmt.fraction_bits(), fbb = b.fmt.fraction_bits();
+/// One nonzero product a_i b_i of a late_accumulation block, exact: (-1)^negative sig 2^exp, with
+/// align = its alignment exponent e(a_i) + e(b_i) and at = its position in the block.
+struct late_product {
+  bool negative;
+  int exp, align;
+  std::size_t at;
+  u128 sig;
+};
+
+/// The products at the positions of one parity (0 even, 1 odd, -1 all), aligned among themselves
+/// (step 3 with emax their largest alignment exponent M, c left out) and summed exactly into S,
+/// each truncated toward zero onto the grid 2^(M - F). Returns false when none is nonzero.
+inline bool late_half(const matrix_unit& mu, std::span<const late_product> prods, int parity, int& M, late_i128& S,
+                      bool& dropped) {
+  auto take = [&](const late_product& q) { return parity < 0 || static_cast<int>(q.at % 2) == parity; };
   bool any = false;
-  auto take = [&](std::size_t i) { return parity < 0 || static_cast<int>(i % 2) == parity; };
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!take(i)) continue;
-    const unpacked x = unpack(a.fmt, a.get(first + i), daz), y = unpack(b.fmt, b.get(first + i), daz);
-    if (x.kind == kind::zero || y.kind == kind::zero) continue;
-    const int e = x.exp + fba + y.exp + fbb;
-    M = any ? (e > M ? e : M) : e;
-    any = true;
-  }
+  for (const late_product& q : prods)
+    if (take(q)) {
+      M = any ? (q.align > M ? q.align : M) : q.align;
+      any = true;
+    }
   S = 0;
   if (!any) return false;
   const int g = M - mu.alignment_bits;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!take(i)) continue;
-    const unpacked x = unpack(a.fmt, a.get(first + i), daz), y = unpack(b.fmt, b.get(first + i), daz);
-    if (x.kind == kind::zero || y.kind == kind::zero) continue;
-    const u128 sig = u128{x.sig} * y.sig;
-    const int exp = x.exp + y.exp;
+  for (const late_product& q : prods) {
+    if (!take(q)) continue;
     u128 k;
-    if (exp >= g) {
-      k = sig << (exp - g);  // below 2^(F + 2)
+    if (q.exp >= g) {
+      k = q.sig << (q.exp - g);  // below 2^(F + 2)
     } else {
-      const decision<u128> d = round_shift(sig, g - exp, false, rounding::toward_zero, 0);
+      const decision<u128> d = round_shift(q.sig, g - q.exp, false, rounding::toward_zero, 0);
       k = d.kept;
       dropped = dropped || d.frac != lost::zero;
     }
-    S += x.negative != y.negative ? -static_cast<late_i128>(k) : static_cast<late_i128>(k);
+    S += q.negative ? -static_cast<late_i128>(k) : static_cast<late_i128>(k);
   }
   return true;
 }
@@ -108,17 +105,26 @@ bits_t late_block(const matrix_unit& mu, const operand<A>& a, const operand<B>& 
   const format& fo = mu.output;
   const bool daz = mu.input_subnormals == subnormal_handling::flush;
   const int F = mu.alignment_bits;
+  const int fba = a.fmt.fraction_bits(), fbb = b.fmt.fraction_bits();
+  // The nonzero products, unpacked once (on the stack for the presets' blocks of up to 32).
+  constexpr std::size_t on_stack = 32;
+  std::array<late_product, on_stack> local;
+  std::vector<late_product> heap;
+  if (n > on_stack) heap.resize(n);
+  late_product* const buf = n > on_stack ? heap.data() : local.data();
+  std::size_t count = 0;
   // A product of magnitude 2^(emax + 1) or more makes the block +-inf (NaN with both signs),
   // whatever c and the other products (MATLAB-tensor-core prd_limit = 1; MMA-Sim).
   bool pos_big = false, neg_big = false;
-  for (std::size_t i = first; i < first + n; ++i) {
-    const unpacked x = unpack(a.fmt, a.get(i), daz), y = unpack(b.fmt, b.get(i), daz);
+  for (std::size_t i = 0; i < n; ++i) {
+    const unpacked x = unpack(a.fmt, a.get(first + i), daz), y = unpack(b.fmt, b.get(first + i), daz);
     if (x.kind == kind::zero || y.kind == kind::zero) continue;
     const u128 p = u128{x.sig} * y.sig;
     const auto hi = static_cast<std::uint64_t>(p >> 64), lo = static_cast<std::uint64_t>(p);
     const int width = hi != 0 ? 64 + std::bit_width(hi) : std::bit_width(lo);
-    const int top = x.exp + y.exp + width - 1;  // floor(log2 |a_i b_i|)
-    if (top > fo.emax()) (x.negative != y.negative ? neg_big : pos_big) = true;
+    const bool negative = x.negative != y.negative;
+    if (x.exp + y.exp + width - 1 > fo.emax()) (negative ? neg_big : pos_big) = true;  // floor(log2 |a_i b_i|)
+    buf[count++] = {negative, x.exp + y.exp, x.exp + fba + y.exp + fbb, i, p};
   }
   if (pos_big && neg_big) {
     st |= status::invalid;
@@ -128,17 +134,18 @@ bits_t late_block(const matrix_unit& mu, const operand<A>& a, const operand<B>& 
     st |= status::overflow | status::inexact;
     return sign_bit(fo, neg_big) | fo.infinity_bits();
   }
+  const std::span<const late_product> prods(buf, count);
   bool dropped = false;
   int M = 0;
   late_i128 S = 0;
   bool any;
   if (!mu.odd_even_halves) {
-    any = late_half(mu, a, b, first, n, -1, M, S, dropped);
+    any = late_half(mu, prods, -1, M, S, dropped);
   } else {
     int Me = 0, Mo = 0;
     late_i128 Se = 0, So = 0;
-    const bool ae = late_half(mu, a, b, first, n, 0, Me, Se, dropped);
-    const bool ao = late_half(mu, a, b, first, n, 1, Mo, So, dropped);
+    const bool ae = late_half(mu, prods, 0, Me, Se, dropped);
+    const bool ao = late_half(mu, prods, 1, Mo, So, dropped);
     any = ae || ao;
     if (ae && ao) {  // the half with the smaller exponent floored onto the other's grid
       M = Me > Mo ? Me : Mo;
