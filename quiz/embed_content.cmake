@@ -1,18 +1,27 @@
-# cmake -DOUTPUT=<header> -DCONTENT_DIR=<quiz/content> -P embed_content.cmake
+# cmake -DOUTPUT=<header> -DCONTENT_DIR=<quiz/content> -DGUIDE_DIR=<docs/guide> -P embed_content.cmake
 #
-# Writes a header with each language file (<lang>.txt in CONTENT_DIR) as a std::string_view (mpq::embedded::content_<lang>),
-# so the quiz needs nothing from the source tree at run time.
+# Writes a header with each language file (<lang>.txt in CONTENT_DIR) as a std::string_view (mpq::embedded::content_<lang>)
+# and each guide (<lang>.md in GUIDE_DIR) as mpq::embedded::guide_<lang>, so the quiz needs nothing from the source
+# tree at run time (--guide prints the installed copy).
 set(_out "// Generated from quiz/content/*.txt by quiz/embed_content.cmake. Do not edit.\n#pragma once\n#include <string_view>\nnamespace mpq::embedded {\n")
 file(GLOB _inputs "${CONTENT_DIR}/*.txt")
 list(SORT _inputs)
-foreach(_in IN LISTS _inputs)
+file(GLOB _guides "${GUIDE_DIR}/*.md")
+list(SORT _guides)
+foreach(_in IN LISTS _inputs _guides)
   get_filename_component(_lang "${_in}" NAME_WE)
+  get_filename_component(_ext "${_in}" EXT)
+  set(_name content)
+  if(_ext STREQUAL ".md")
+    set(_name guide)
+  endif()
   file(READ "${_in}" _text)
   string(FIND "${_text}" ")lfq\"" _bad)
   if(NOT _bad EQUAL -1)
     message(FATAL_ERROR "${_in}: contains the raw-string delimiter )lfq\"")
   endif()
-  string(APPEND _out "inline constexpr std::string_view content_${_lang} = R\"lfq(${_text})lfq\";\n")
+  # (a raw string literal over 64 KiB is beyond what compilers must accept: GCC and Clang take it)
+  string(APPEND _out "inline constexpr std::string_view ${_name}_${_lang} = R\"lfq(${_text})lfq\";\n")
 endforeach()
 string(APPEND _out "}  // namespace mpq::embedded\n")
 file(WRITE "${OUTPUT}.tmp" "${_out}")

@@ -75,49 +75,55 @@ int guide(const std::string& path, bool update) {
   return 1;
 }
 
+/// The language of --help and of the messages before --lang is checked: --lang's value when it
+/// names one, else the environment's.
+const mpq::language& interface_language(int argc, char** argv) {
+  std::string lang;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--lang" && i + 1 < argc) lang = argv[i + 1];
+    else if (a.rfind("--lang=", 0) == 0) lang = std::string(a.substr(7));
+  }
+  if (const auto code = mpq::language_of_locale(lang); code && !lang.empty()) return *mpq::find_language(*code);
+  return *mpq::find_language(mpq::language_from_environment());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"mixed-precision-quiz: the mixed-precision training quiz. After each answer,\n"
-               "libfloat computes the reason live: numbers are computed, never typed in.",
-               "mixed-precision-quiz"};
-  app.set_version_flag("--version", "mixed-precision-quiz " LIBFLOAT_VERSION " (libfloat)");
+  const mpq::language& ui = interface_language(argc, argv);
+  auto say = [&ui](std::string_view key, const mpq::vars& v = {}) { return ui.get(key, v); };
+  CLI::App app{say("help.about"), "mixed-precision-quiz"};
+  app.set_version_flag("--version", "mixed-precision-quiz " LIBFLOAT_VERSION " (libfloat)", say("help.version"));
+  app.set_help_flag("-h,--help", say("help.help"));
   app.get_formatter()->column_width(28);
+  app.get_formatter()->label("Usage", say("help.usage"));
+  app.get_formatter()->label("OPTIONS", say("help.options"));
 
   std::string lang, color = "auto", answers;
   std::uint64_t seed = mpq::demo::default_seed;
   int question = 0;
-  bool preview = false, reveal = false, no_demo = false, shuffle = false, json = false;
-  std::string guide_update, guide_check;
+  bool preview = false, reveal = false, no_demo = false, shuffle = false, json = false, no_pause = false;
+  int width = 0;
+  std::string guide_update, guide_check, guide_topic;
 
-  app.add_option("--lang", lang, "en, fr, a locale (fr_FR.UTF-8); default: the locale")->type_name("LANG");
-  app.add_flag("--preview", preview, "List the questions and options, no answers");
-  app.add_flag("--reveal", reveal, "Study mode: answers, explanations, demos");
-  app.add_option("--answers", answers, "Answer without asking: A-D or 1-4 per question")
-      ->type_name("ABCD...");
-  app.add_option("--question", question, "Ask only question N (1-8)")->type_name("N");
-  app.add_flag("--no-demo", no_demo, "Skip the live demonstrations");
-  app.add_option("--seed", seed, "Seed of the demos' data and of --shuffle")->type_name("N")->capture_default_str();
-  app.add_flag("--shuffle", shuffle, "Shuffle each question's options (seeded)");
-  app.add_flag("--json", json, "Machine-readable output (JSON)");
-  app.add_option("--color", color, "auto (a terminal, NO_COLOR unset), always, never")
-      ->type_name("WHEN")
-      ->capture_default_str();
+  app.add_option("--lang", lang, say("help.lang"))->type_name("LANG");
+  app.add_flag("--preview", preview, say("help.preview"));
+  app.add_flag("--reveal", reveal, say("help.reveal"));
+  app.add_option("--answers", answers, say("help.answers"))->type_name("ABCD...");
+  app.add_option("--question", question, say("help.question"))->type_name("N");
+  app.add_flag("--no-demo", no_demo, say("help.no_demo"));
+  app.add_option("--seed", seed, say("help.seed"))->type_name("N")->capture_default_str();
+  app.add_flag("--shuffle", shuffle, say("help.shuffle"));
+  app.add_flag("--json", json, say("help.json"));
+  app.add_flag("--no-pause", no_pause, say("help.no_pause"));
+  app.add_option("--guide", guide_topic, say("help.guide_option"))->expected(0, 1)->type_name("[TOPIC]");
+  app.add_option("--width", width, say("help.width"))->type_name("N");
+  app.add_option("--color", color, say("help.color"))->type_name("WHEN")->capture_default_str();
   // Maintainers: rewrite or check the generated parts of docs/guide/<lang>.md.
   app.add_option("--guide-update", guide_update)->group("");
   app.add_option("--guide-check", guide_check)->group("");
-  app.footer(
-      "Examples:\n"
-      "  mixed-precision-quiz                      # the quiz, interactive\n"
-      "  mixed-precision-quiz --lang fr            # en français\n"
-      "  mixed-precision-quiz --reveal --question 2    # study one answer and its demo\n"
-      "  mixed-precision-quiz --answers ABCDABCD --no-demo --json\n"
-      "  printf 'a\\nb\\n' | mixed-precision-quiz     # piped answers; q or end of input\n"
-      "                                             # stops with the summary so far\n"
-      "Answers: A-D or 1-4 in any case; an invalid entry asks again; q quits.\n"
-      "Exit status: 0 normal; 1 the output could not be written (a full disk);\n"
-      "2 bad usage (the message says what is accepted), or 20 invalid answers\n"
-      "in a row from input that is not a terminal.");
+  app.footer(say("help.footer"));
 
   try {
     app.parse(argc, argv);
@@ -133,15 +139,16 @@ int main(int argc, char** argv) {
   const std::optional<std::string> code = mpq::language_of_locale(lang);
   o.lang = code ? mpq::find_language(*code) : nullptr;
   if (o.lang == nullptr)
-    return usage_error("--lang '" + lang + "' is not a language of the quiz (accepted: " + mpq::language_codes() +
-                       ", or a locale name such as fr_FR.UTF-8 or en_GB)");
+    return usage_error(say("err.lang", {{"value", lang}, {"codes", mpq::language_codes()}}));
+  if (app.count("--width") && width < mpq::min_columns)
+    return usage_error(say("err.width", {{"value", std::to_string(width)}, {"min", std::to_string(mpq::min_columns)}}));
   if (color != "auto" && color != "always" && color != "never")
-    return usage_error("--color '" + color + "' is not accepted (accepted: auto, always, never)");
+    return usage_error(say("err.color", {{"value", color}}));
   if (app.count("--question") && (question < 1 || question > mpq::question_count))
-    return usage_error("--question " + std::to_string(question) + " is out of range (accepted: 1 to " +
-                       std::to_string(mpq::question_count) + ")");
+    return usage_error(
+        say("err.question", {{"value", std::to_string(question)}, {"max", std::to_string(mpq::question_count)}}));
   if (preview + reveal + (app.count("--answers") > 0) > 1)
-    return usage_error("--preview, --reveal and --answers are alternatives: give at most one");
+    return usage_error(say("err.alternatives"));
   o.seed = seed;
   o.shuffle = shuffle;
   o.demos = !no_demo;
@@ -151,18 +158,27 @@ int main(int argc, char** argv) {
     const std::size_t expected = mpq::questions_asked(o).size();
     for (std::size_t i = 0; i < answers.size(); ++i)
       if (const int a = mpq::parse_answer(std::string_view(&answers[i], 1)); a < 0)
-        return usage_error("--answers '" + answers + "': '" + std::string(1, answers[i]) + "' at position " +
-                           std::to_string(i + 1) + " is not an answer (accepted: A-D or 1-4, any case)");
+        return usage_error(say("err.answers_char",
+                               {{"value", answers}, {"char", std::string(1, answers[i])}, {"pos", std::to_string(i + 1)}}));
     if (answers.size() != expected)
-      return usage_error("--answers '" + answers + "' has " + std::to_string(answers.size()) + " answers; " +
-                         std::to_string(expected) + " expected (one per question asked, A-D or 1-4)");
+      return usage_error(say(answers.size() == 1 ? "err.answers_count_one" : "err.answers_count",
+                             {{"value", answers}, {"count", std::to_string(answers.size())},
+                              {"expected", std::to_string(expected)}}));
     o.answers = answers;
   }
   const bool tty_out = ::isatty(::fileno(stdout)) == 1;
   const char* no_color = std::getenv("NO_COLOR");
   const bool colour = color == "always" || (color == "auto" && tty_out && (no_color == nullptr || *no_color == '\0'));
   if (colour && !json) o.colors = mpq::palette::on();
-  o.echo_answers = ::isatty(::fileno(stdin)) != 1;
+  const bool tty_in = ::isatty(::fileno(stdin)) == 1;
+  o.echo_answers = !tty_in;
+  // Wait for Enter after each answer's feedback only when a person reads and types at a terminal.
+  o.pause = !no_pause && tty_in && tty_out && !json && !o.answers;
+  mpq::set_columns(app.count("--width") ? width : mpq::detect_columns(tty_out));
+  if (app.count("--guide")) return mpq::run_guide(o, guide_topic);
+  // --json on a terminal waits for answers like the quiz, but shows no questions: say so.
+  if (json && tty_in && !o.answers && !preview && !reveal)
+    std::fprintf(stderr, "mixed-precision-quiz: %s\n", o.lang->get("json_terminal").c_str());
 
   try {
     const int rc = preview ? mpq::run_preview(o) : reveal ? mpq::run_reveal(o) : mpq::run_quiz(o, std::cin);

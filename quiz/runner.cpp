@@ -19,6 +19,39 @@ std::string fill(const std::string& s) { return substitute(s, demo::facts()); }
 
 char letter(int i) { return static_cast<char>('A' + i); }
 
+/// A prompt: styled() without its last line break, the cursor left after a space.
+std::string prompt(const std::string& style, const std::string& reset, const std::string& text);
+
+/// A line of text in a style, wrapped to the screen (the escape sequences go around each line:
+/// they take no columns).
+std::string styled(const std::string& style, const std::string& reset, const std::string& text) {
+  const std::string w = wrap(text);
+  if (style.empty()) return w;
+  std::string out;
+  std::size_t start = 0;
+  while (start < w.size()) {
+    const std::size_t nl = w.find('\n', start);
+    out += style + w.substr(start, nl - start) + reset + '\n';
+    start = nl + 1;
+  }
+  return out;
+}
+
+std::string prompt(const std::string& style, const std::string& reset, const std::string& text) {
+  std::string p = styled(style, reset, text);
+  p.pop_back();
+  return p + ' ';
+}
+
+/// Where to read more about q: the command that prints its guide section, then the guide file's
+/// address when it fits on a line of its own at this indent (a path is never split).
+std::string guide_ref(const language& l, const question& q, int indent) {
+  std::string s = "mixed-precision-quiz --guide " + std::to_string(q.number);
+  const std::string link = l.guide_link(q);
+  if (indent + display_width(link) <= screen_width()) s += " · " + link;
+  return s;
+}
+
 void put(const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
 }
@@ -27,21 +60,24 @@ std::string total_str() { return std::to_string(question_count); }
 
 std::string header(const run_options& o) {
   const language& l = *o.lang;
-  std::string out = o.colors.bold + l.get("title") + " · " + l.get("level") + o.colors.reset + "\n";
+  std::string out = styled(o.colors.bold, o.colors.reset, l.get("title") + " · " + l.get("level"));
   out += wrap(fill(l.raw("intro")));
   out += wrap(l.get("guide_intro", {{"file", l.guide_file()}}));
+  if (o.shuffle) out += wrap(l.get("shuffled", {{"seed", std::to_string(o.seed)}}));
   return out + '\n';
 }
 
 std::string question_block(const run_options& o, const question& q, const std::array<int, option_count>& order) {
   const language& l = *o.lang;
-  std::string out = o.colors.bold + o.colors.cyan +
-                    l.get("question_of", {{"n", std::to_string(q.number)}, {"total", total_str()}}) + " · " + q.topic +
-                    o.colors.reset + '\n';
+  // (wrapped before the colours go in: escape sequences take no columns)
+  std::string out = o.colors.bold + o.colors.cyan;
+  out += wrap(l.get("question_of", {{"n", std::to_string(q.number)}, {"total", total_str()}}) + " · " + q.topic, 0,
+              screen_width(), 0);
+  out.insert(out.size() - 1, o.colors.reset);
   out += wrap(fill(q.text));
   for (int i = 0; i < option_count; ++i)
     out += wrap(std::string(1, letter(i)) + ") " + fill(q.options[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]),
-                5, screen_width, 2);
+                5, screen_width(), 2);
   return out;
 }
 
@@ -49,19 +85,19 @@ std::string question_block(const run_options& o, const question& q, const std::a
 std::string explanation_block(const run_options& o, const question& q, const std::array<int, option_count>& order) {
   const language& l = *o.lang;
   std::string out = wrap(fill(q.explanation));
-  out += l.get("why_not") + '\n';
+  out += wrap(l.get("why_not"));
   for (int i = 0; i < option_count; ++i) {
     const int orig = order[static_cast<std::size_t>(i)];
     if (orig == q.answer) continue;
-    out += wrap(std::string(1, letter(i)) + ") " + fill(q.why[static_cast<std::size_t>(orig)]), 5, screen_width, 2);
+    out += wrap(std::string(1, letter(i)) + ") " + fill(q.why[static_cast<std::size_t>(orig)]), 5, screen_width(), 2);
   }
-  out += o.colors.dim + l.get("guide_link", {{"link", l.guide_link(q)}}) + o.colors.reset + '\n';
+  out += o.colors.dim + wrap(l.get("guide_link", {{"link", guide_ref(l, q, 0)}})) + o.colors.reset;
   return out;
 }
 
 std::string demo_block(const run_options& o, const question& q) {
   const language& l = *o.lang;
-  std::string out = o.colors.bold + l.get("demo_heading") + o.colors.reset + '\n';
+  std::string out = styled(o.colors.bold, o.colors.reset, l.get("demo_heading"));
   return out + demo::show(q.number, l, o.seed, true);
 }
 
@@ -72,23 +108,6 @@ int displayed_answer(const question& q, const std::array<int, option_count>& ord
 }
 
 }  // namespace
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        else out += c;
-    }
-  }
-  return out + "\"";
-}
 
 std::array<int, option_count> option_order(std::uint64_t seed, int n, bool shuffle) {
   std::array<int, option_count> order{0, 1, 2, 3};
@@ -151,7 +170,7 @@ int run_quiz(const run_options& o, std::istream& in) {
     while (given < 0) {
       std::string line;
       if (!o.json) {
-        put(o.colors.bold + l.get("prompt") + o.colors.reset + " ");
+        put(prompt(o.colors.bold, o.colors.reset, l.get("prompt")));
         std::fflush(stdout);
       }
       if (o.answers) {
@@ -168,7 +187,7 @@ int run_quiz(const run_options& o, std::istream& in) {
         break;
       }
       if (given != -1) break;
-      if (!o.json) put(o.colors.red + wrap(l.get("invalid")) + o.colors.reset);
+      if (!o.json) put(styled(o.colors.red, o.colors.reset, l.get("invalid")));
       // Input that is not a terminal cannot be corrected by a person: a run of invalid answers
       // (`yes x | mixed-precision-quiz`) stops the quiz instead of looping for ever.
       if (o.echo_answers && ++invalid_in_a_row >= max_invalid_in_a_row) {
@@ -182,11 +201,19 @@ int run_quiz(const run_options& o, std::istream& in) {
     const bool correct = given == right;
     results.push_back({n, given, right, correct});
     if (o.json) continue;
-    put(correct ? o.colors.green + l.get("correct") + o.colors.reset + '\n'
-                : o.colors.red + l.get("wrong", {{"answer", std::string(1, letter(right))}}) + o.colors.reset + '\n');
+    put(correct ? styled(o.colors.green, o.colors.reset, l.get("correct"))
+                : styled(o.colors.red, o.colors.reset, l.get("wrong", {{"answer", std::string(1, letter(right))}})));
     put(explanation_block(o, q, order));
     if (o.demos) put('\n' + demo_block(o, q));
     put("\n");
+    // On a terminal, the feedback stays on screen until the learner asks for the next question.
+    if (o.pause && n != asked.back()) {
+      put(prompt(o.colors.dim, o.colors.reset, l.get("pause")));
+      std::fflush(stdout);
+      std::string line;
+      if (!std::getline(in, line) || parse_answer(line) == -2) break;
+      put("\n");
+    }
   }
 
   int score = 0;
@@ -210,22 +237,23 @@ int run_quiz(const run_options& o, std::istream& in) {
     put(j + "], \"missed\": [" + missed + "]}\n");
     return gave_up ? give_up(l) : 0;
   }
-  std::string s = o.colors.bold + l.get("summary_title") + o.colors.reset + '\n';
-  s += l.get("score", {{"score", std::to_string(score)}, {"asked", std::to_string(results.size())}});
+  std::string s = styled(o.colors.bold, o.colors.reset, l.get("summary_title"));
+  std::string score_line = l.get("score", {{"score", std::to_string(score)}, {"asked", std::to_string(results.size())}});
   // (only after at least one answer: then total > answered >= 1, so "questions" is a plural)
   if (!complete && !results.empty())
-    s += ' ' + l.get("partial", {{"answered", std::to_string(results.size())}, {"total", std::to_string(asked.size())}});
-  s += '\n';
+    score_line +=
+        ' ' + l.get("partial", {{"answered", std::to_string(results.size())}, {"total", std::to_string(asked.size())}});
+  s += wrap(score_line);
   std::string missed;
   for (const record& r : results) {
     if (r.correct) continue;
     const question& q = l.questions()[static_cast<std::size_t>(r.number - 1)];
-    missed += wrap(l.get("missed_line", {{"n", std::to_string(r.number)}, {"topic", q.topic}, {"link", l.guide_link(q)}}), 6,
-                   screen_width, 2);
+    missed += wrap(l.get("missed_line", {{"n", std::to_string(r.number)}, {"topic", q.topic}, {"link", guide_ref(l, q, 6)}}), 6,
+                   screen_width(), 2);
   }
-  if (results.empty()) s += l.get("none_answered") + '\n';
-  else if (missed.empty()) s += l.get(complete ? "perfect" : "perfect_partial") + '\n';
-  else s += l.get("missed") + '\n' + missed;
+  if (results.empty()) s += wrap(l.get("none_answered"));
+  else if (missed.empty()) s += wrap(l.get(complete ? "perfect" : "perfect_partial"));
+  else s += wrap(l.get("missed")) + missed;
   put(s);
   return gave_up ? give_up(l) : 0;
 }
@@ -279,7 +307,7 @@ int run_reveal(const run_options& o) {
                        first ? "" : ", ", n, json_string(q.topic), json_string(fill(q.text)), opts,
                        letter(displayed_answer(q, order)), json_string(fill(q.explanation)), why,
                        json_string(l.guide_link(q)));
-      if (o.demos) j += ", \"demo\": " + json_string(demo::show(n, l, o.seed, true));
+      if (o.demos) j += ", \"demo\": " + demo::show_page(n, l, o.seed, true).json();
       j += "}";
       first = false;
     }
@@ -291,8 +319,8 @@ int run_reveal(const run_options& o) {
     const question& q = l.questions()[static_cast<std::size_t>(n - 1)];
     const auto order = option_order(o.seed, n, o.shuffle);
     put(question_block(o, q, order));
-    put(o.colors.green + l.get("answer_is", {{"answer", std::string(1, letter(displayed_answer(q, order)))}}) + o.colors.reset +
-        '\n');
+    put(styled(o.colors.green, o.colors.reset,
+               l.get("answer_is", {{"answer", std::string(1, letter(displayed_answer(q, order)))}})));
     put(explanation_block(o, q, order));
     if (o.demos) put('\n' + demo_block(o, q));
     put("\n");
@@ -300,7 +328,165 @@ int run_reveal(const run_options& o) {
   return 0;
 }
 
+namespace {
+
+constexpr std::string_view anchor_open = "<a id=\"";
+
+std::vector<std::string> lines_of(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) nl = text.size();
+    out.emplace_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return out;
+}
+
+/// One line of Markdown prose as text: computed values filled in, links as their text (with the
+/// address when it is not an anchor of the page), ** and ` dropped.
+std::string plain(const std::string& line) {
+  std::string s;
+  for (std::size_t i = 0; i < line.size();) {
+    if (line.compare(i, 6, "<!--v:") == 0) {  // <!--v:name-->committed<!--/v--> -> the value now
+      const std::size_t close = line.find("-->", i), stop = line.find("<!--/v-->", i);
+      if (close != std::string::npos && stop != std::string::npos) {
+        const auto it = demo::facts().find(line.substr(i + 6, close - i - 6));
+        s += it != demo::facts().end() ? it->second : line.substr(close + 3, stop - close - 3);
+        i = stop + 9;
+        continue;
+      }
+    }
+    if (line[i] == '[') {  // [text](target)
+      const std::size_t mid = line.find("](", i), end = mid == std::string::npos ? mid : line.find(')', mid);
+      if (mid != std::string::npos && end != std::string::npos && line.find('[', i + 1) > mid) {
+        const std::string target = line.substr(mid + 2, end - mid - 2);
+        s += plain(line.substr(i + 1, mid - i - 1));
+        if (!target.empty() && target[0] != '#') s += " (" + target + ")";
+        i = end + 1;
+        continue;
+      }
+    }
+    if (line.compare(i, 2, "**") == 0) {
+      i += 2;
+      continue;
+    }
+    if (line[i] != '`') s += line[i];
+    ++i;
+  }
+  return s;
+}
+
+/// The guide's lines from `first` to `last` (exclusive) laid out at the screen width.
+std::string render_guide(const run_options& o, const std::vector<std::string>& g, std::size_t first, std::size_t last) {
+  const language& l = *o.lang;
+  std::string out, para;
+  int para_indent = 0, para_first = 0;
+  auto flush = [&] {
+    if (!para.empty()) out += wrap(para, para_indent, screen_width(), para_first);
+    para.clear();
+  };
+  for (std::size_t i = first; i < last; ++i) {
+    const std::string& line = g[i];
+    if (line.rfind("<!-- generated: q", 0) == 0) {  // the demo, computed now at this width
+      flush();
+      const int n = line[17] - '0';
+      while (i + 1 < last && g[i + 1] != "<!-- end generated -->") ++i;
+      ++i;
+      if (n >= 1 && n <= question_count) out += demo::show(n, l, demo::default_seed, false);
+      continue;
+    }
+    if (line.rfind("```", 0) == 0) {  // code: as it is
+      flush();
+      while (++i < last && g[i].rfind("```", 0) != 0) out += "  " + g[i] + '\n';
+      continue;
+    }
+    if (line.rfind(anchor_open, 0) == 0 || line.rfind("<!--", 0) == 0) continue;
+    if (line.empty()) {
+      flush();
+      if (!out.empty() && !out.ends_with("\n\n")) out += '\n';
+      continue;
+    }
+    if (line[0] == '#') {
+      flush();
+      const std::size_t text = line.find_first_not_of("# ");
+      out += o.colors.bold + plain(line.substr(text == std::string::npos ? line.size() : text)) + o.colors.reset + '\n';
+      continue;
+    }
+    if (line[0] == '|') {  // a table row: as it is
+      flush();
+      out += plain(line) + '\n';
+      continue;
+    }
+    if (line.rfind("- ", 0) == 0) {  // a list item: a hanging indent
+      flush();
+      para = plain(line.substr(2));
+      para_first = 0;
+      para_indent = 2;
+      para = "- " + para;
+      continue;
+    }
+    if (para.empty()) {
+      para_first = para_indent = 0;
+      para = plain(line);
+    } else {
+      para += ' ' + plain(line.substr(line.find_first_not_of(' ')));
+    }
+  }
+  flush();
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> guide_sections(const language& l) {
+  std::vector<std::string> names;
+  for (const std::string& line : lines_of(l.guide_text()))
+    if (line.rfind(anchor_open, 0) == 0)
+      names.push_back(line.substr(anchor_open.size(), line.find('"', anchor_open.size()) - anchor_open.size()));
+  return names;
+}
+
+int run_guide(const run_options& o, std::string_view topic) {
+  const language& l = *o.lang;
+  const std::vector<std::string> g = lines_of(l.guide_text());
+  if (topic.empty()) {
+    put(render_guide(o, g, 0, g.size()));
+    return 0;
+  }
+  // A question number names its section; otherwise the section's own name.
+  std::string name(topic);
+  if (topic.size() == 1 && topic[0] >= '1' && topic[0] < '1' + question_count)
+    name = l.questions()[static_cast<std::size_t>(topic[0] - '1')].guide;
+  const std::string open = std::string(anchor_open) + name + "\"";
+  std::size_t first = g.size();
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (g[i].rfind(open, 0) == 0) first = i;
+  if (first == g.size()) {
+    std::string names;
+    for (const std::string& s : guide_sections(l)) names += (names.empty() ? "" : ", ") + s;
+    std::fflush(stdout);
+    std::fprintf(stderr, "mixed-precision-quiz: %s\n",
+                 l.get("err.guide_topic", {{"value", std::string(topic)}, {"max", total_str()}, {"names", names}}).c_str());
+    return 2;
+  }
+  // The section ends at the next section or the next heading of its level or above.
+  std::size_t last = first + 1;
+  bool heading_seen = false;
+  for (; last < g.size(); ++last) {
+    if (g[last].rfind(anchor_open, 0) == 0) break;
+    if (g[last].rfind("## ", 0) == 0 || g[last].rfind("# ", 0) == 0) {
+      if (heading_seen) break;
+      heading_seen = true;
+    }
+  }
+  put(render_guide(o, g, first, last));
+  return 0;
+}
+
 std::string regenerate_guide(const std::string& guide, const language& l) {
+  const columns_scope eighty(default_columns);  // the guide is read at 80 columns, whatever the terminal
   const std::string begin = "<!-- generated: ", end = "<!-- end generated -->";
   std::string out;
   std::size_t pos = 0;

@@ -30,6 +30,7 @@ struct run_options {
   std::optional<std::string> answers;     ///< --answers, validated: one of A-D/1-4 per question asked
   palette colors;
   bool echo_answers = false;              ///< stdin is not a terminal: show what was read after the prompt
+  bool pause = false;                     ///< wait for Enter after each answer's feedback (a terminal)
 };
 
 /// The option order shown for question n: shown[i] is the original index of the option displayed
@@ -55,13 +56,19 @@ int run_preview(const run_options& o);
 /// --reveal: every question with its answer, explanation, guide link and demo.
 int run_reveal(const run_options& o);
 
+/// The sections of the guide, in order: each section's name (its anchor, e.g. "master-weights").
+std::vector<std::string> guide_sections(const language& l);
+/// --guide [topic]: the guide in the quiz's language, laid out at the screen width (paragraphs
+/// rewrapped, Markdown marks dropped, each generated block recomputed at that width): the section
+/// of `topic` (a question number 1-8 or a section name), or all of it when topic is empty.
+/// Returns 0, or 2 after a message on stderr naming the accepted topics.
+int run_guide(const run_options& o, std::string_view topic);
+
 /// The guide's generated parts for language l (docs/guide/<l>.md): the text of `guide` with each
 /// <!-- generated: qN --> ... <!-- end generated --> block holding demo N's output (without
 /// live measurements) and each <!--v:name-->...<!--/v--> holding the value of a named fact.
 /// Throws std::runtime_error naming an unknown block, value or an unclosed marker.
 std::string regenerate_guide(const std::string& guide, const language& l);
 
-/// JSON string literal with escapes.
-std::string json_string(std::string_view s);
 
 }  // namespace mpq

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <utility>
 #include <map>
 #include <stdexcept>
 #include <optional>
@@ -23,8 +24,29 @@ namespace mpq {
 
 inline constexpr int question_count = 8;
 inline constexpr int option_count = 4;
-/// Output width: everything the quiz prints fits an 80-column terminal.
-inline constexpr int screen_width = 79;
+/// The terminal widths the quiz lays out for: at least min_columns; default_columns when the
+/// output is not a terminal (a pipe, a file, the guide, the tests).
+inline constexpr int min_columns = 40;
+inline constexpr int default_columns = 80;
+/// The width lines are laid out at: the terminal's columns (a line of exactly that many
+/// characters does not make a terminal add a line of its own: the cursor waits at the margin).
+/// set_columns() sets it once, at start-up; columns_scope sets it for a while (the guide is always
+/// generated at 80 columns).
+int screen_width();
+void set_columns(int columns);
+class columns_scope {
+ public:
+  explicit columns_scope(int columns) : saved_(screen_width()) { set_columns(columns); }
+  ~columns_scope() { set_columns(saved_); }
+  columns_scope(const columns_scope&) = delete;
+  columns_scope& operator=(const columns_scope&) = delete;
+ private:
+  int saved_;
+};
+/// The columns to lay out for when --width is not given: on a terminal, COLUMNS when it is a
+/// positive number, else the terminal's size (TIOCGWINSZ), else default_columns; not on a
+/// terminal, default_columns. Never less than min_columns.
+int detect_columns(bool stdout_is_terminal);
 
 /// A named set of values substituted into {name} placeholders.
 using vars = std::map<std::string, std::string, std::less<>>;
@@ -57,6 +79,8 @@ class language {
   const std::vector<question>& questions() const { return questions_; }
   /// The guide file for this language, relative to the source tree: docs/guide/<code>.md
   std::string guide_file() const { return "docs/guide/" + code_ + ".md"; }
+  /// The guide's Markdown, embedded at build time (docs/guide/<code>.md).
+  std::string_view guide_text() const;
   std::string guide_link(const question& q) const { return guide_file() + "#" + q.guide; }
 
  private:
@@ -87,10 +111,69 @@ int display_width(std::string_view s);
 /// Word-wraps `text` to `width` columns; every line starts with `indent` spaces, the first with
 /// `first_indent` (default: the same). Paragraphs ("\n" in text) are kept. Breaks only at ASCII
 /// spaces, so a no-break space (French "? :") never starts a line. Ends with a newline.
-std::string wrap(std::string_view text, int indent = 0, int width = screen_width, int first_indent = -1);
+std::string wrap(std::string_view text, int indent = 0, int width = screen_width(), int first_indent = -1);
 /// Pads s with spaces on the right to `cols` display columns (no truncation).
 std::string pad(std::string_view s, int cols);
 /// Pads on the left (right-aligned numbers).
 std::string lpad(std::string_view s, int cols);
+
+/// A table laid out at the screen's width: in aligned columns when they fit (each as wide as its
+/// widest cell), otherwise stacked, one block per row: the row's key cells on a line, then one
+/// "heading: value" line per other nonempty cell. Nothing is cut: every cell is shown whole.
+struct table {
+  table() = default;
+  explicit table(std::vector<std::string> headings, std::vector<bool> right_aligned = {})
+      : head(std::move(headings)), right(std::move(right_aligned)) {}
+  std::vector<std::string> head;               ///< one heading per column
+  std::vector<std::vector<std::string>> rows;  ///< each as many cells as head
+  std::vector<bool> right;                     ///< right-aligned columns (numbers); absent: left
+  /// Titles over runs of columns: {title, first column}; a run ends where the next begins or at
+  /// the last column. Stacked, a cell's heading becomes "title, heading".
+  std::vector<std::pair<std::string, std::size_t>> groups;
+  int keys = 1;    ///< leading columns that name the row; stacked, an empty one repeats the row above
+  int indent = 2;
+  std::string colon = ":";  ///< stacked, between a heading and its value (French: no-break space, ':')
+};
+/// The table as text at `width` columns (see table). Throws std::invalid_argument when a row's
+/// length differs from the heading's.
+std::string render(const table& t, int width = screen_width());
+
+/// What a demonstration shows, before layout: text (wrapped at the width), lines kept as they
+/// are (code), and tables. render() lays it out at a width; json() gives it to scripts, each text
+/// with its language key and the values filled into it, each table as columns and rows.
+class page {
+ public:
+  /// A page in language l (its tables take the language's colon).
+  explicit page(const language& l) : lang_(&l) {}
+  /// The text of `key` in language l with `v` filled in, wrapped with these indents.
+  page& say(const language& l, std::string_view key, const vars& v = {}, int indent = 0, int first_indent = -1);
+  /// Text already made (an option letter and its text, say), wrapped with these indents;
+  /// `values` are the numbers in it, for json().
+  page& text(std::string s, int indent = 0, int first_indent = -1, vars values = {});
+  /// Lines shown exactly as given (code); not wrapped.
+  page& verbatim(std::string s);
+  page& blank();
+  page& add(table t);
+  std::string render(int width = screen_width()) const;
+  /// A JSON array: {"key": ..., "text": ..., "values": {...}} for say(), {"text": ...} for text(),
+  /// {"code": ...} for verbatim(), {"blank": true}, {"table": {"columns": [...], "rows": [[...]]}}
+  /// (a cell that is a JSON number is written as one, others as strings).
+  std::string json() const;
+
+ private:
+  enum class kind { text, verbatim, blank, table };
+  struct item {
+    kind k;
+    std::string s, key;
+    vars values;
+    int indent = 0, first_indent = -1;
+    mpq::table t;
+  };
+  const language* lang_;
+  std::vector<item> items_;
+};
+
+/// JSON string literal with escapes.
+std::string json_string(std::string_view s);
 
 }  // namespace mpq

@@ -2,9 +2,9 @@
 # Install the Debian packages libfloat builds and tests with; does nothing when they are all present.
 set -euo pipefail
 
-# python3 runs the CLI tests' independent checks. With --clang: only Clang 16 and its sanitizer and
-# libFuzzer runtimes, for the dev preset (ASan + UBSan) and tests/fuzz. (--fuzz: the same, its older name.)
-packages=(cmake g++ make libboost-dev doctest-dev libcli11-dev libbenchmark-dev libfmt-dev gzip python3)
+# python3 runs the CLI tests' independent checks; tmux runs the quiz in terminals of 40 and 80
+# columns. With --clang: only Clang 16 and its sanitizer and libFuzzer runtimes, for the dev preset (ASan + UBSan) and tests/fuzz. (--fuzz: the same, its older name.)
+packages=(cmake g++ make libboost-dev doctest-dev libcli11-dev libbenchmark-dev libfmt-dev gzip python3 tmux)
 if [ "${1:-}" = "--clang" ] || [ "${1:-}" = "--fuzz" ]; then
   packages=(clang-16 libclang-rt-16-dev)
 elif [ $# -gt 0 ]; then

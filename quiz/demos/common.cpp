@@ -68,18 +68,29 @@ std::string sci(double v) {
   return fmt::format("{:.1e}", v);
 }
 
-std::string show(int n, const language& l, std::uint64_t seed, bool live) {
+page show_page(int n, const language& l, std::uint64_t seed, bool live) {
   switch (n) {
-    case 1: return show_q1(run_q1(), l);
-    case 2: return show_q2(run_q2(seed), l);
-    case 3: return show_q3(run_q3(), l);
-    case 4: return show_q4(run_q4(seed), l);
-    case 5: return show_q5(run_q5(live), l);
-    case 6: return show_q6(run_q6(seed), l);
-    case 7: return show_q7(run_q7(seed), l);
-    case 8: return show_q8(run_q8(), l);
+    case 1: return page_q1(run_q1(), l);
+    case 2: return page_q2(run_q2(seed), l);
+    case 3: return page_q3(run_q3(), l);
+    case 4: return page_q4(run_q4(seed), l);
+    case 5: return page_q5(run_q5(live), l);
+    case 6: return page_q6(run_q6(seed), l);
+    case 7: return page_q7(run_q7(seed), l);
+    case 8: return page_q8(run_q8(), l);
     default: throw std::out_of_range("no demo for question " + std::to_string(n));
   }
 }
+
+std::string show(int n, const language& l, std::uint64_t seed, bool live) { return show_page(n, l, seed, live).render(); }
+
+std::string show_q1(const q1_result& r, const language& l) { return page_q1(r, l).render(); }
+std::string show_q2(const q2_result& r, const language& l) { return page_q2(r, l).render(); }
+std::string show_q3(const q3_result& r, const language& l) { return page_q3(r, l).render(); }
+std::string show_q4(const q4_result& r, const language& l) { return page_q4(r, l).render(); }
+std::string show_q5(const q5_result& r, const language& l) { return page_q5(r, l).render(); }
+std::string show_q6(const q6_result& r, const language& l) { return page_q6(r, l).render(); }
+std::string show_q7(const q7_result& r, const language& l) { return page_q7(r, l).render(); }
+std::string show_q8(const q8_result& r, const language& l) { return page_q8(r, l).render(); }
 
 }  // namespace mpq::demo

@@ -51,6 +51,8 @@ struct q1_result {
   bool fp32_steps_equal = false; ///< every fp32 step whose exact sum w + u is below 2 added fp32_step
 };
 q1_result run_q1();
+page page_q1(const q1_result& r, const language& l);
+/// page_q1 laid out at the screen width.
 std::string show_q1(const q1_result& r, const language& l);
 
 // ---- Q2: loss scaling -----------------------------------------------------------------------
@@ -86,6 +88,8 @@ struct q2_result {
   bool tiny_scaled_is_subnormal = false;
 };
 q2_result run_q2(std::uint64_t seed);
+page page_q2(const q2_result& r, const language& l);
+/// page_q2 laid out at the screen width.
 std::string show_q2(const q2_result& r, const language& l);
 
 // ---- Q3: bfloat16 range ---------------------------------------------------------------------
@@ -103,6 +107,8 @@ struct q3_result {
   std::vector<format_limits> formats;  ///< fp16, bf16, fp32
 };
 q3_result run_q3();
+page page_q3(const q3_result& r, const language& l);
+/// page_q3 laid out at the screen width.
 std::string show_q3(const q3_result& r, const language& l);
 
 // ---- Q4: Tensor Core accumulation -----------------------------------------------------------
@@ -129,6 +135,8 @@ struct q4_result {
   double fp32_ones_sum = 0;    ///< 4096
 };
 q4_result run_q4(std::uint64_t seed);
+page page_q4(const q4_result& r, const language& l);
+/// page_q4 laid out at the screen width.
 std::string show_q4(const q4_result& r, const language& l);
 
 // ---- Q5: memory and throughput --------------------------------------------------------------
@@ -153,6 +161,8 @@ struct q5_result {
 /// measure = false: the memory table only (the guide, the tests).
 q5_result run_q5(bool measure);
 q5_measurement measure_q5(double budget_s = 0.4);
+page page_q5(const q5_result& r, const language& l);
+/// page_q5 laid out at the screen width.
 std::string show_q5(const q5_result& r, const language& l);
 
 // ---- Q6: torch.amp and GradScaler -----------------------------------------------------------
@@ -178,6 +188,8 @@ struct q6_result {
   std::vector<lf::training::scaler_step> trajectory;  ///< lf::training::run_scaler_on_gradients
 };
 q6_result run_q6(std::uint64_t seed = default_seed);
+page page_q6(const q6_result& r, const language& l);
+/// page_q6 laid out at the screen width.
 std::string show_q6(const q6_result& r, const language& l);
 
 // ---- Q7: bfloat16 and loss scaling ----------------------------------------------------------
@@ -193,6 +205,8 @@ struct q7_result {
   std::vector<q7_format> formats;  ///< fp16, bf16
 };
 q7_result run_q7(std::uint64_t seed);
+page page_q7(const q7_result& r, const language& l);
+/// page_q7 laid out at the screen width.
 std::string show_q7(const q7_result& r, const language& l);
 
 // ---- Q8: autocast ---------------------------------------------------------------------------
@@ -216,12 +230,16 @@ struct q8_result {
   double sum_fp32 = 0;          ///< fp32 values summed in fp32
 };
 q8_result run_q8();
+page page_q8(const q8_result& r, const language& l);
+/// page_q8 laid out at the screen width.
 std::string show_q8(const q8_result& r, const language& l);
 
 // ---- all of them ----------------------------------------------------------------------------
 /// The demo of question n (1..8), computed and formatted. live = false leaves out Q5's
 /// measurement (for the guide, whose generated blocks must not change run to run).
 std::string show(int n, const language& l, std::uint64_t seed, bool live);
+/// The same, before layout (for --json).
+page show_page(int n, const language& l, std::uint64_t seed, bool live);
 
 // ---- formatting helpers shared by the demos -------------------------------------------------
 /// lf::to_shortest of a value of format f given as a double (exact for the named formats).

@@ -81,48 +81,46 @@ q1_result run_q1() {
   return r;
 }
 
-std::string show_q1(const q1_result& r, const language& l) {
-  std::string out = wrap(l.get("q1.demo.title", {{"w0", shortest(lf::binary64, r.w0)},
-                                                  {"steps", std::to_string(r.steps)},
-                                                  {"u", shortest(lf::binary64, r.update)}}));
-  out += fmt::format("  {}{}{}\n", pad(l.get("q1.demo.head.format"), 24), pad(l.get("q1.demo.head.final"), 16),
-                     l.get("q1.demo.head.lost"));
+page page_q1(const q1_result& r, const language& l) {
+  page p(l);
+  p.say(l, "q1.demo.title", {{"w0", shortest(lf::binary64, r.w0)}, {"steps", std::to_string(r.steps)},
+                             {"u", shortest(lf::binary64, r.update)}});
+  table t(std::vector<std::string>{l.get("q1.demo.head.format"), l.get("q1.demo.head.final"), l.get("q1.demo.head.lost")}, {false, false, true});
   auto row = [&](const std::string& label, const lf::training::stagnation_result& s) {
-    out += fmt::format("  {}{}{}\n", pad(label, 24),
-                       pad(lf::to_shortest(s.params.weight_format, s.final_bits), 16),
-                       std::to_string(s.lost_steps));
+    t.rows.push_back({label, lf::to_shortest(s.params.weight_format, s.final_bits), std::to_string(s.lost_steps)});
   };
   row(l.get("q1.demo.fp16"), r.fp16);
   row(l.get("q1.demo.bf16"), r.bf16);
   row(l.get("q1.demo.fp32"), r.fp32);
+  p.add(std::move(t));
   // The exact w0 + N u of the fp32 update: every digit when binary64 holds it exactly.
   const std::string exact = r.fp32.exact_value_is_exact
                                 ? lf::to_exact_decimal(lf::binary64, std::bit_cast<std::uint64_t>(r.fp32.exact_value))
                                 : shortest(lf::binary64, r.fp32.exact_value);
-  out += wrap(l.get("q1.demo.exact", {{"exact", exact}}), 2);
-  out += wrap(l.get("q1.demo.why", {{"half", power_or_shortest(lf::binary64, r.half_ulp_one_fp16)},
-                                    {"half_dec", shortest(lf::binary64, r.half_ulp_one_fp16)},
-                                    {"u16", shortest(lf::binary16, r.fp16.update_value)}}));
+  p.say(l, "q1.demo.exact", {{"exact", exact}}, 2);
+  p.say(l, "q1.demo.why", {{"half", power_or_shortest(lf::binary64, r.half_ulp_one_fp16)},
+                           {"half_dec", shortest(lf::binary64, r.half_ulp_one_fp16)},
+                           {"u16", shortest(lf::binary16, r.fp16.update_value)}});
   const auto u32_bits = r.fp32.params.update;
   const auto sci3 = [](double v) { return lf::to_scientific(lf::binary64, std::bit_cast<std::uint64_t>(v), 2); };
-  out += wrap(l.get("q1.demo.fp32_why",
-                    {{"final", lf::to_shortest(lf::binary32, r.fp32.final_bits)},
-                     {"u", shortest(lf::binary64, r.update)},
-                     {"u32", lf::to_exact_decimal(lf::binary32, u32_bits)},
-                     {"steps", std::to_string(r.steps)},
-                     {"step", lf::to_exact_decimal(lf::binary64, std::bit_cast<std::uint64_t>(r.fp32_step))},
-                     {"step_err", sci3(r.fp32_step - r.fp32.update_value)},
-                     {"err", sci3(r.fp32.error)}}));
-  out += wrap(l.get("q1.demo.rule", {{"ratio", shortest(lf::binary64, r.ratio_fp16)},
-                                     {"threshold", shortest(lf::binary64, r.lost_from_fp16)},
-                                     {"moving", shortest(lf::binary16, r.moving_below_up)},
-                                     {"moving_half", power_or_shortest(lf::binary64, r.moving_below_up_half_ulp)},
-                                     {"moving_half_dec", shortest(lf::binary64, r.moving_below_up_half_ulp)},
-                                     {"u16", shortest(lf::binary16, r.fp16.update_value)}}));
-  out += wrap(l.get("q1.demo.exact_rule", {{"u16", shortest(lf::binary16, r.fp16.update_value)},
-                                           {"up", shortest(lf::binary16, r.lost_from_up)},
-                                           {"down", shortest(lf::binary16, r.lost_from_down)}}));
-  return out;
+  p.say(l, "q1.demo.fp32_why",
+        {{"final", lf::to_shortest(lf::binary32, r.fp32.final_bits)},
+         {"u", shortest(lf::binary64, r.update)},
+         {"u32", lf::to_exact_decimal(lf::binary32, u32_bits)},
+         {"steps", std::to_string(r.steps)},
+         {"step", lf::to_exact_decimal(lf::binary64, std::bit_cast<std::uint64_t>(r.fp32_step))},
+         {"step_err", sci3(r.fp32_step - r.fp32.update_value)},
+         {"err", sci3(r.fp32.error)}});
+  p.say(l, "q1.demo.rule", {{"ratio", shortest(lf::binary64, r.ratio_fp16)},
+                            {"threshold", shortest(lf::binary64, r.lost_from_fp16)},
+                            {"moving", shortest(lf::binary16, r.moving_below_up)},
+                            {"moving_half", power_or_shortest(lf::binary64, r.moving_below_up_half_ulp)},
+                            {"moving_half_dec", shortest(lf::binary64, r.moving_below_up_half_ulp)},
+                            {"u16", shortest(lf::binary16, r.fp16.update_value)}});
+  p.say(l, "q1.demo.exact_rule", {{"u16", shortest(lf::binary16, r.fp16.update_value)},
+                                  {"up", shortest(lf::binary16, r.lost_from_up)},
+                                  {"down", shortest(lf::binary16, r.lost_from_down)}});
+  return p;
 }
 
 }  // namespace mpq::demo

@@ -63,17 +63,17 @@ std::string scale_name(double s) {
 
 }  // namespace
 
-std::string show_q2(const q2_result& r, const language& l) {
-  std::string out = wrap(l.get("q2.demo.title", {{"n", std::to_string(r.grads.values.size())},
-                                                  {"seed", std::to_string(r.grads.seed)},
-                                                  {"lo", std::to_string(r.grads.lowest_exponent)},
-                                                  {"hi", std::to_string(r.grads.highest_exponent)}}));
-  out += fmt::format("  {}{}{}{}{}\n", pad(l.get("q2.demo.scale"), 10), pad(l.get("q2.demo.zero"), 14),
-                     pad(l.get("q2.demo.subnormal"), 14), pad(l.get("q2.demo.normal"), 14), l.get("q2.demo.overflow"));
+page page_q2(const q2_result& r, const language& l) {
+  page p(l);
+  p.say(l, "q2.demo.title", {{"n", std::to_string(r.grads.values.size())}, {"seed", std::to_string(r.grads.seed)},
+                             {"lo", std::to_string(r.grads.lowest_exponent)},
+                             {"hi", std::to_string(r.grads.highest_exponent)}});
+  table rows(std::vector<std::string>{l.get("q2.demo.scale"), l.get("q2.demo.zero"), l.get("q2.demo.subnormal"), l.get("q2.demo.normal"),
+                      l.get("q2.demo.overflow")}, {false, true, true, true, true});
   for (const range_row& row : r.rows)
-    out += fmt::format("  {}{}{}{}{}\n", pad(scale_name(row.scale), 10), pad(percent(row.zero, row.total()), 14),
-                       pad(percent(row.subnormal, row.total()), 14), pad(percent(row.normal, row.total()), 14),
-                       percent(row.overflow, row.total()));
+    rows.rows.push_back({scale_name(row.scale), percent(row.zero, row.total()), percent(row.subnormal, row.total()),
+                         percent(row.normal, row.total()), percent(row.overflow, row.total())});
+  p.add(std::move(rows));
 
   std::int64_t most = 1;
   bool any_overflow = false;
@@ -88,41 +88,37 @@ std::string show_q2(const q2_result& r, const language& l) {
   // loss scale, so a bin across a window edge shows how its values split.
   std::vector<std::string> heads{l.get("q2.demo.zero"), l.get("q2.demo.subnormal"), l.get("q2.demo.normal")};
   if (any_overflow) heads.push_back(l.get("q2.demo.overflow"));
-  std::vector<int> widths;
-  for (const std::string& h : heads) widths.push_back(std::max(display_width(h), 4));
-  int group = 0;
-  for (const int w : widths) group += w + 1;
-  group += 1;  // two spaces before each group, one between columns
-  auto cells = [&](const range_row& row) {
-    const std::int64_t n[] = {row.zero, row.subnormal, row.normal, row.overflow};
-    std::string s = " ";
-    for (std::size_t i = 0; i < widths.size(); ++i) s += " " + lpad(std::to_string(n[i]), widths[i]);
-    return s;
-  };
-  std::string head_cols = " ";
-  for (std::size_t i = 0; i < heads.size(); ++i) head_cols += " " + lpad(heads[i], widths[i]);
-  constexpr int left = 10 + bar_width + 5;
-  out += '\n' + wrap(l.get("q2.demo.histogram", {{"per", std::to_string(per_mark)}}));
-  out += fmt::format("  {}{}{}\n", pad("", left), pad("  " + l.get("q2.demo.at_scale", {{"s", "1"}}), group),
-                     "  " + l.get("q2.demo.at_scale", {{"s", scale_name(r.loss_scale)}}));
-  out += fmt::format("  {}{}{}{}\n", pad(l.get("q2.demo.exponents"), 10), pad(l.get("q2.demo.values"), bar_width + 5),
-                     head_cols, head_cols);
+  table h(std::vector<std::string>{l.get("q2.demo.exponents"), l.get("q2.demo.values")});
+  h.right.assign(2, false);
+  for (int s = 0; s < 2; ++s) {
+    h.groups.push_back({l.get("q2.demo.at_scale", {{"s", s == 0 ? "1" : scale_name(r.loss_scale)}}), h.head.size()});
+    for (const std::string& name : heads) {
+      h.head.push_back(name);
+      h.right.push_back(true);
+    }
+  }
   for (const histogram_bin& b : r.histogram) {
     const std::string bar(static_cast<std::size_t>((b.count + per_mark - 1) / per_mark), '#');
-    out += fmt::format("  {}{}{}{}{}\n", pad(fmt::format("{}..{}", b.lo, b.hi), 10), pad(bar, bar_width),
-                       lpad(std::to_string(b.count), 5), cells(b.at_scale_1), cells(b.at_loss_scale));
+    std::vector<std::string> cells{fmt::format("{}..{}", b.lo, b.hi), pad(bar, bar_width) + lpad(std::to_string(b.count), 5)};
+    for (const range_row* row : {&b.at_scale_1, &b.at_loss_scale}) {
+      const std::int64_t n[] = {row->zero, row->subnormal, row->normal, row->overflow};
+      for (std::size_t i = 0; i < heads.size(); ++i) cells.push_back(std::to_string(n[i]));
+    }
+    h.rows.push_back(std::move(cells));
   }
-  out += wrap(l.get("q2.demo.window", {{"sub", fmt::format("2^{}", r.fp16_min_subnormal_exp)},
-                                       {"normal", fmt::format("2^{}", r.fp16_min_normal_exp)},
-                                       {"max", shortest(lf::binary16, r.fp16_max)},
-                                       {"zero", power_or_shortest(lf::binary64, r.fp16_zero_up_to)},
-                                       {"inf", shortest(lf::binary64, r.fp16_overflow_from)}}));
-  out += '\n' + wrap(l.get(r.tiny_scaled_is_subnormal ? "q2.demo.tiny" : "q2.demo.tiny_normal",
-                           {{"x", shortest(lf::binary64, r.tiny)},
-                            {"x16", shortest(lf::binary16, r.tiny_fp16)},
-                            {"s", shortest(lf::binary64, r.loss_scale)},
-                            {"xs16", shortest(lf::binary16, r.tiny_scaled_fp16)}}));
-  return out;
+  p.blank().say(l, "q2.demo.histogram", {{"per", std::to_string(per_mark)}});
+  p.add(std::move(h));
+  p.say(l, "q2.demo.window", {{"sub", fmt::format("2^{}", r.fp16_min_subnormal_exp)},
+                              {"normal", fmt::format("2^{}", r.fp16_min_normal_exp)},
+                              {"max", shortest(lf::binary16, r.fp16_max)},
+                              {"zero", power_or_shortest(lf::binary64, r.fp16_zero_up_to)},
+                              {"inf", shortest(lf::binary64, r.fp16_overflow_from)}});
+  p.blank().say(l, r.tiny_scaled_is_subnormal ? "q2.demo.tiny" : "q2.demo.tiny_normal",
+                {{"x", shortest(lf::binary64, r.tiny)},
+                 {"x16", shortest(lf::binary16, r.tiny_fp16)},
+                 {"s", shortest(lf::binary64, r.loss_scale)},
+                 {"xs16", shortest(lf::binary16, r.tiny_scaled_fp16)}});
+  return p;
 }
 
 }  // namespace mpq::demo

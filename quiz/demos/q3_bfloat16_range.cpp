@@ -57,18 +57,19 @@ q3_result run_q3() {
   return r;
 }
 
-std::string show_q3(const q3_result& r, const language& l) {
-  std::string out = wrap(l.get("q3.demo.title"));
-  out += fmt::format("  {}{}{}{}{}\n", pad(l.get("q3.demo.format"), 8), pad(l.get("q3.demo.max"), 17),
-                     pad(l.get("q3.demo.min_normal"), 15), pad(l.get("q3.demo.min_subnormal"), 18),
-                     l.get("q3.demo.epsilon"));
+page page_q3(const q3_result& r, const language& l) {
+  page p(l);
+  p.say(l, "q3.demo.title");
+  table lim(std::vector<std::string>{l.get("q3.demo.format"), l.get("q3.demo.max"), l.get("q3.demo.min_normal"),
+                     l.get("q3.demo.min_subnormal"), l.get("q3.demo.epsilon")});
   for (const format_limits& f : r.formats)
-    out += fmt::format("  {}{}{}{}{}\n", pad(f.name, 8), pad(shortest(f.fmt, f.max), 17),
-                       pad(power_or_shortest(f.fmt, f.min_normal), 15), pad(power_or_shortest(f.fmt, f.min_subnormal), 18),
-                       power_or_shortest(f.fmt, f.epsilon));
-  out += '\n' + wrap(l.get("q3.demo.samples"));
-  out += fmt::format("  {}{}{}{}{}\n", pad(l.get("q3.demo.value"), 10), pad(l.get("q3.demo.format"), 8),
-                     pad(l.get("q3.demo.shortest"), 18), pad(l.get("q3.demo.stored"), 21), l.get("q3.demo.rel_error"));
+    lim.rows.push_back({f.name, shortest(f.fmt, f.max), power_or_shortest(f.fmt, f.min_normal),
+                        power_or_shortest(f.fmt, f.min_subnormal), power_or_shortest(f.fmt, f.epsilon)});
+  p.add(std::move(lim));
+  p.blank().say(l, "q3.demo.samples");
+  table conv(std::vector<std::string>{l.get("q3.demo.value"), l.get("q3.demo.format"), l.get("q3.demo.shortest"), l.get("q3.demo.stored"),
+                      l.get("q3.demo.rel_error")});
+  conv.keys = 2;
   for (std::size_t i = 0; i < r.samples.size(); ++i) {
     for (std::size_t k = 0; k < r.formats.size(); ++k) {
       const format_limits& f = r.formats[k];
@@ -78,21 +79,21 @@ std::string show_q3(const q3_result& r, const language& l) {
       else if (c == lf::fp_class::positive_infinity) cell += " " + l.get("q3.demo.overflow");
       else if (c == lf::fp_class::positive_subnormal) cell += " " + l.get("q3.demo.subnormal");
       const double e = f.relative_error[i];
-      out += fmt::format("  {}{}{}{}{}\n", pad(k == 0 ? shortest(lf::binary64, r.samples[i]) : "", 10), pad(f.name, 8),
-                         pad(cell, 18), pad(stored_text(f.fmt, f.converted[i]), 21),
-                         std::isinf(e) ? std::string("inf") : sci(e));
+      conv.rows.push_back({k == 0 ? shortest(lf::binary64, r.samples[i]) : "", f.name, cell,
+                           stored_text(f.fmt, f.converted[i]), std::isinf(e) ? std::string("inf") : sci(e)});
     }
   }
+  p.add(std::move(conv));
   // The largest relative error of bf16 and of fp32 over the samples (all normal results there).
   auto largest = [&](std::size_t k) { return *std::max_element(r.formats[k].relative_error.begin(), r.formats[k].relative_error.end()); };
   const format_limits& b = r.formats[1];
   const format_limits& s = r.formats[2];
-  out += wrap(l.get("q3.demo.note", {{"bf16_err", sci(largest(1))}, {"fp32_err", sci(largest(2))}}));
-  out += wrap(l.get("q3.demo.roundoff", {{"bf16_u", power_or_shortest(lf::binary64, b.unit_roundoff)},
-                                         {"bf16_eps", power_or_shortest(lf::binary64, b.epsilon)},
-                                         {"fp32_u", power_or_shortest(lf::binary64, s.unit_roundoff)},
-                                         {"fp32_eps", power_or_shortest(lf::binary64, s.epsilon)}}));
-  return out;
+  p.say(l, "q3.demo.note", {{"bf16_err", sci(largest(1))}, {"fp32_err", sci(largest(2))}});
+  p.say(l, "q3.demo.roundoff", {{"bf16_u", power_or_shortest(lf::binary64, b.unit_roundoff)},
+                                {"bf16_eps", power_or_shortest(lf::binary64, b.epsilon)},
+                                {"fp32_u", power_or_shortest(lf::binary64, s.unit_roundoff)},
+                                {"fp32_eps", power_or_shortest(lf::binary64, s.epsilon)}});
+  return p;
 }
 
 }  // namespace mpq::demo

@@ -74,22 +74,22 @@ q4_result run_q4(std::uint64_t seed) {
   return r;
 }
 
-std::string show_q4(const q4_result& r, const language& l) {
-  std::string out = wrap(l.get("q4.demo.title", {{"n", std::to_string(r.n)}}));
-  out += fmt::format("  {}{}{}\n", pad(l.get("q4.demo.model"), 44), pad(l.get("q4.demo.result"), 16),
-                     l.get("q4.demo.error"));
+page page_q4(const q4_result& r, const language& l) {
+  page p(l);
+  p.say(l, "q4.demo.title", {{"n", std::to_string(r.n)}});
   // Each result in the shortest form of its own format (fp16 or fp32); the exact value to 9 digits.
+  table res(std::vector<std::string>{l.get("q4.demo.model"), l.get("q4.demo.result"), l.get("q4.demo.error")});
   for (const dot_model& m : r.models)
-    out += fmt::format("  {}{}{}\n", pad(m.name + "  " + l.get("q4.demo.m." + m.name), 44),
-                       pad(shortest(m.fmt, m.value), 16), sci(m.relative_error));
-  out += fmt::format("  {}{}{}\n", pad(l.get("q4.demo.exact"), 44), pad(fmt::format("{:.9g}", r.exact), 16), "0");
+    res.rows.push_back({m.name + "  " + l.get("q4.demo.m." + m.name), shortest(m.fmt, m.value), sci(m.relative_error)});
+  res.rows.push_back({l.get("q4.demo.exact"), fmt::format("{:.9g}", r.exact), "0"});
+  p.add(std::move(res));
 
   // Where each error comes from.
-  out += '\n' + wrap(l.get("q4.demo.split"));
-  out += fmt::format("  {}{}{}\n", pad(l.get("q4.demo.model"), 15), pad(l.get("q4.demo.inputs"), 14),
-                     l.get("q4.demo.arith"));
+  p.blank().say(l, "q4.demo.split");
+  table split(std::vector<std::string>{l.get("q4.demo.model"), l.get("q4.demo.inputs"), l.get("q4.demo.arith")}, {false, true, true});
   for (const dot_model& m : r.models)
-    out += fmt::format("  {}{}{}\n", pad(m.name, 15), pad(signed_sci(m.input_error), 14), signed_sci(m.accumulation_error));
+    split.rows.push_back({m.name, signed_sci(m.input_error), signed_sci(m.accumulation_error)});
+  p.add(std::move(split));
 
   const auto find = [&](std::string_view name) -> const dot_model& {
     for (const dot_model& m : r.models)
@@ -101,26 +101,26 @@ std::string show_q4(const q4_result& r, const language& l) {
   const dot_model& amp = find("ampere_fp16");
   const dot_model& hop = find("hopper_fp8");
   // The sentences are chosen from the numbers: which part dominates, which model is worse.
-  out += wrap(l.get("q4.demo.note", {{"fp16", sci(std::fabs(f16.accumulation_error))},
-                                     {"fp32", sci(std::fabs(f32.accumulation_error))}}));
+  p.say(l, "q4.demo.note", {{"fp16", sci(std::fabs(f16.accumulation_error))},
+                                     {"fp32", sci(std::fabs(f32.accumulation_error))}});
   const bool truncation_costs = amp.relative_error > f32.relative_error && r.ampere_nearest.relative_error < amp.relative_error;
-  out += wrap(l.get(truncation_costs ? "q4.demo.ampere" : "q4.demo.ampere_plain",
+  p.say(l, truncation_costs ? "q4.demo.ampere" : "q4.demo.ampere_plain",
                     {{"x", fmt::format("{:.0f}", amp.relative_error / f32.relative_error)},
                      {"n", std::to_string(lf::matrix_units::ampere_fp16.block_size)},
                      {"amp", sci(amp.relative_error)},
                      {"fp32", sci(f32.relative_error)},
-                     {"nearest", sci(r.ampere_nearest.relative_error)}}));
+                     {"nearest", sci(r.ampere_nearest.relative_error)}});
   const bool accumulator_dominates = std::fabs(hop.accumulation_error) > std::fabs(hop.input_error);
-  out += wrap(l.get(accumulator_dominates ? "q4.demo.fp8_acc_main" : "q4.demo.fp8_input_main",
+  p.say(l, accumulator_dominates ? "q4.demo.fp8_acc_main" : "q4.demo.fp8_input_main",
                     {{"inputs", sci(std::fabs(hop.input_error))},
                      {"acc", sci(std::fabs(hop.accumulation_error))},
                      {"bits", std::to_string(lf::matrix_units::hopper_fp8.output_fraction_bits)},
-                     {"fp32_bits", std::to_string(lf::binary32.fraction_bits())}}));
-  out += '\n' + wrap(l.get("q4.demo.stall", {{"n", std::to_string(r.ones)},
+                     {"fp32_bits", std::to_string(lf::binary32.fraction_bits())}});
+  p.blank().say(l, "q4.demo.stall", {{"n", std::to_string(r.ones)},
                                              {"fp16", shortest(lf::binary64, r.fp16_ones_sum)},
                                              {"bf16", shortest(lf::binary64, r.bf16_ones_sum)},
-                                             {"fp32", shortest(lf::binary64, r.fp32_ones_sum)}}));
-  return out;
+                                             {"fp32", shortest(lf::binary64, r.fp32_ones_sum)}});
+  return p;
 }
 
 }  // namespace mpq::demo

@@ -106,8 +106,9 @@ std::string mib(std::size_t bytes) { return fmt::format("{:g}", static_cast<doub
 
 }  // namespace
 
-std::string show_q5(const q5_result& r, const language& l) {
-  std::string out = wrap(l.get("q5.demo.title", {{"params", group_digits(r.parameters, l.raw("digit_group"))}}));
+page page_q5(const q5_result& r, const language& l) {
+  page p(l);
+  p.say(l, "q5.demo.title", {{"params", group_digits(r.parameters, l.raw("digit_group"))}});
   // One row per role, in the order of the apex O2 recipe (the one with every role); a recipe
   // without that role shows "-".
   const lf::training::footprint* recipes[] = {&r.fp32, &r.torch_amp, &r.apex_o2};
@@ -122,28 +123,24 @@ std::string show_q5(const q5_result& r, const language& l) {
     for (const lf::training::memory_component& c : recipes[k]->components)
       cell[k][role_of(c.name)] = l.get("q5.demo.bytes", {{"b", std::to_string(c.bytes_per_parameter)}}) + " (" +
                                  lf::format_name(c.storage) + ")";
-  auto line = [](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
-    std::string s = fmt::format("  {}{}{}{}", pad(a, 20), pad(b, 16), pad(c, 16), d);
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s + '\n';
-  };
-  out += line(l.get("q5.demo.state"), l.get("q5.demo.fp32"), l.get("q5.demo.amp"), l.get("q5.demo.o2"));
+  table t(std::vector<std::string>{l.get("q5.demo.state"), l.get("q5.demo.fp32"), l.get("q5.demo.amp"), l.get("q5.demo.o2")});
   for (const std::string& role : roles) {
-    std::string c[3];
-    for (int k = 0; k < 3; ++k) c[k] = cell[k].count(role) ? cell[k][role] : "-";
-    out += line(l.get("q5.demo.c." + role), c[0], c[1], c[2]);
+    std::vector<std::string> row{l.get("q5.demo.c." + role)};
+    for (int k = 0; k < 3; ++k) row.push_back(cell[k].count(role) ? cell[k][role] : "-");
+    t.rows.push_back(std::move(row));
   }
-  std::string total[3];
+  std::vector<std::string> total{l.get("q5.demo.total")};
   for (int k = 0; k < 3; ++k)
-    total[k] = l.get("q5.demo.total_cell", {{"b", std::to_string(recipes[k]->bytes_per_parameter)},
-                                            {"gb", gigabytes(recipes[k]->total_bytes, l)}});
-  out += line(l.get("q5.demo.total"), total[0], total[1], total[2]);
-  out += wrap(l.get("q5.demo.note", {{"total", std::to_string(r.torch_amp.bytes_per_parameter)}}));
-  out += wrap(l.get("q5.demo.copies", {{"b", std::to_string(r.autocast_copy_bytes)}}));
-  out += '\n';
-  if (!r.measured) return out + wrap(l.get("q5.demo.live_elsewhere"));
+    total.push_back(l.get("q5.demo.total_cell", {{"b", std::to_string(recipes[k]->bytes_per_parameter)},
+                                                 {"gb", gigabytes(recipes[k]->total_bytes, l)}}));
+  t.rows.push_back(std::move(total));
+  p.add(std::move(t));
+  p.say(l, "q5.demo.note", {{"total", std::to_string(r.torch_amp.bytes_per_parameter)}});
+  p.say(l, "q5.demo.copies", {{"b", std::to_string(r.autocast_copy_bytes)}});
+  p.blank();
+  if (!r.measured) return p.say(l, "q5.demo.live_elsewhere");
   const q5_measurement& m = *r.measured;
-  out += wrap(l.get("q5.demo.live", {{"s", fmt::format("{:.2f}", m.total_s)}}));
+  p.say(l, "q5.demo.live", {{"s", fmt::format("{:.2f}", m.total_s)}});
   // The copy ratio, printed with one decimal, and a sentence chosen from the printed value, so
   // that it holds for whatever the measurement gives: above, at or below the ratio of the bytes
   // (binary32's size over binary16's: 2).
@@ -151,21 +148,23 @@ std::string show_q5(const q5_result& r, const language& l) {
   const std::string x = fmt::format("{:.1f}", m.copy_fp32_s / m.copy_fp16_s);
   const double shown = std::strtod(x.c_str(), nullptr);
   const char* versus = shown > bytes ? "q5.demo.copy_above" : shown < bytes ? "q5.demo.copy_below" : "q5.demo.copy_near";
-  out += wrap(l.get("q5.demo.copy", {{"n", group_digits(m.copy_n, l.raw("digit_group"))},
-                                     {"mb32", mib(m.copy_n * sizeof(float))},
-                                     {"mb16", mib(m.copy_n * sizeof(lf::fp16))},
-                                     {"t32", ms(m.copy_fp32_s)},
-                                     {"t16", ms(m.copy_fp16_s)},
-                                     {"x", x}}) +
-                  " " + l.get(versus, {{"x", x}, {"bytes", shortest(lf::binary64, bytes)}}) + " " + l.get("q5.demo.copy_why"),
-              4, screen_width, 2);
-  out += wrap(l.get("q5.demo.arith", {{"n", group_digits(m.arith_n, l.raw("digit_group"))},
-                                      {"t32", ms(m.arith_fp32_s)},
-                                      {"t16", ms(m.arith_fp16_s)},
-                                      {"x", ratio(m.arith_fp16_s / m.arith_fp32_s)}}),
-              4, screen_width, 2);
-  out += wrap(l.get("q5.demo.conclusion"));
-  return out;
+  const vars copy{{"n", group_digits(m.copy_n, l.raw("digit_group"))},
+                  {"mb32", mib(m.copy_n * sizeof(float))},
+                  {"mb16", mib(m.copy_n * sizeof(lf::fp16))},
+                  {"t32", ms(m.copy_fp32_s)},
+                  {"t16", ms(m.copy_fp16_s)},
+                  {"x", x}};
+  p.text(l.get("q5.demo.copy", copy) + " " + l.get(versus, {{"x", x}, {"bytes", shortest(lf::binary64, bytes)}}) + " " +
+             l.get("q5.demo.copy_why"),
+         4, 2, copy);
+  p.say(l, "q5.demo.arith",
+        {{"n", group_digits(m.arith_n, l.raw("digit_group"))},
+         {"t32", ms(m.arith_fp32_s)},
+         {"t16", ms(m.arith_fp16_s)},
+         {"x", ratio(m.arith_fp16_s / m.arith_fp32_s)}},
+        4, 2);
+  p.say(l, "q5.demo.conclusion");
+  return p;
 }
 
 }  // namespace mpq::demo

@@ -48,30 +48,28 @@ q6_result run_q6(std::uint64_t seed) {
   return r;
 }
 
-std::string show_q6(const q6_result& r, const language& l) {
-  std::string out = wrap(l.get("q6.demo.api_title"));
-  for (int i = 1; l.has("q6.demo.api" + std::to_string(i)); ++i) out += "    " + l.get("q6.demo.api" + std::to_string(i)) + '\n';
-  out += wrap(l.get("q6.demo.deprecated"));
-  out += '\n' + wrap(l.get("q6.demo.title", {{"steps", std::to_string(r.steps)},
+page page_q6(const q6_result& r, const language& l) {
+  page p(l);
+  p.say(l, "q6.demo.api_title");
+  std::string api;
+  for (int i = 1; l.has("q6.demo.api" + std::to_string(i)); ++i) api += "  " + l.get("q6.demo.api" + std::to_string(i)) + '\n';
+  p.verbatim(api);
+  p.say(l, "q6.demo.deprecated");
+  p.blank().say(l, "q6.demo.title", {{"steps", std::to_string(r.steps)},
                                               {"n", std::to_string(r.per_step)},
                                               {"seed", std::to_string(r.seed)},
                                               {"span", std::to_string(r.span)},
                                               {"lo", std::to_string(r.top_lo)},
                                               {"hi", std::to_string(r.top_hi)},
                                               {"one_in", std::to_string(r.spike_one_in)},
-                                              {"spike", shortest(lf::binary64, r.spike_factor)}}));
-  out += wrap(l.get("q6.demo.rule", {{"overflow_from", shortest(lf::binary64, r.overflow_from)},
+                                              {"spike", shortest(lf::binary64, r.spike_factor)}});
+  p.say(l, "q6.demo.rule", {{"overflow_from", shortest(lf::binary64, r.overflow_from)},
                                      {"backoff", shortest(lf::binary64, r.shown.backoff_factor)},
                                      {"growth", shortest(lf::binary64, r.shown.growth_factor)},
                                      {"interval", std::to_string(r.shown.growth_interval)},
                                      {"default_interval", std::to_string(r.defaults.growth_interval)},
-                                     {"init", shortest(lf::binary32, r.shown.init_scale)}}));
-  auto row = [](const std::string& steps, const std::string& scale, const std::string& largest, const std::string& event) {
-    std::string line = fmt::format("  {}{}{}{}", pad(steps, 8), pad(scale, 11), pad(largest, 17), event);
-    while (line.back() == ' ') line.pop_back();
-    return line + '\n';
-  };
-  out += row(l.get("q6.demo.steps"), l.get("q6.demo.scale"), l.get("q6.demo.largest"), l.get("q6.demo.event"));
+                                     {"init", shortest(lf::binary32, r.shown.init_scale)}});
+  table tab(std::vector<std::string>{l.get("q6.demo.steps"), l.get("q6.demo.scale"), l.get("q6.demo.largest"), l.get("q6.demo.event")}, {false, true, true, false});
   // Runs of uneventful steps are one row (with the largest value of the run); an overflow or a
   // growth ends a row.
   const auto& t = r.trajectory;
@@ -89,18 +87,19 @@ std::string show_q6(const q6_result& r, const language& l) {
     else if (t[j].grew)
       event = l.get("q6.demo.grew", {{"interval", std::to_string(r.shown.growth_interval)},
                                      {"after", shortest(lf::binary32, t[j].scale_after)}});
-    out += row(steps, shortest(lf::binary32, t[i].scale_used), shortest(lf::binary16, largest), event);
+    tab.rows.push_back({steps, shortest(lf::binary32, t[i].scale_used), shortest(lf::binary16, largest), event});
     i = j + 1;
   }
+  p.add(std::move(tab));
   std::string skipped, spikes;
   for (const lf::training::scaler_step& s : t)
     if (s.skipped) skipped += (skipped.empty() ? "" : ", ") + std::to_string(s.step);
   for (std::size_t k = 0; k < r.spiked.size(); ++k)
     if (r.spiked[k]) spikes += (spikes.empty() ? "" : ", ") + std::to_string(k + 1);
-  out += wrap(l.get("q6.demo.summary", {{"spikes", spikes.empty() ? l.get("q6.demo.none") : spikes},
+  p.say(l, "q6.demo.summary", {{"spikes", spikes.empty() ? l.get("q6.demo.none") : spikes},
                                         {"skipped", skipped.empty() ? l.get("q6.demo.none") : skipped},
-                                        {"final", shortest(lf::binary32, t.back().scale_after)}}));
-  return out;
+                                        {"final", shortest(lf::binary32, t.back().scale_after)}});
+  return p;
 }
 
 }  // namespace mpq::demo

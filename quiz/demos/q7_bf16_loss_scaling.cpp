@@ -45,20 +45,21 @@ q7_result run_q7(std::uint64_t seed) {
   return r;
 }
 
-std::string show_q7(const q7_result& r, const language& l) {
-  std::string out = wrap(l.get("q7.demo.title", {{"n", std::to_string(r.grads.values.size())},
+page page_q7(const q7_result& r, const language& l) {
+  page p(l);
+  p.say(l, "q7.demo.title", {{"n", std::to_string(r.grads.values.size())},
                                                   {"lo", std::to_string(r.grads.lowest_exponent)},
-                                                  {"hi", std::to_string(r.grads.highest_exponent)}}));
-  out += fmt::format("  {}{}{}{}{}\n", pad(l.get("q7.demo.format"), 8), pad(l.get("q7.demo.zero"), 12),
-                     pad(l.get("q7.demo.subnormal"), 14), pad(l.get("q7.demo.u"), 20), l.get("q7.demo.measured"));
+                                                  {"hi", std::to_string(r.grads.highest_exponent)}});
+  table t(std::vector<std::string>{l.get("q7.demo.format"), l.get("q7.demo.zero"), l.get("q7.demo.subnormal"), l.get("q7.demo.u"),
+                   l.get("q7.demo.measured")}, {false, true, true, false, false});
   for (const q7_format& f : r.formats)
-    out += fmt::format("  {}{}{}{}{}\n", pad(f.name, 8), pad(percent(f.unscaled.zero, f.unscaled.total()), 12),
-                       pad(percent(f.unscaled.subnormal, f.unscaled.total()), 14),
-                       pad(power_or_shortest(lf::binary64, f.unit_roundoff), 20), sci(f.max_relative_error));
-  out += wrap(l.get("q7.demo.note", {{"u16", power_or_shortest(lf::binary64, r.formats[0].unit_roundoff)},
+    t.rows.push_back({f.name, percent(f.unscaled.zero, f.unscaled.total()), percent(f.unscaled.subnormal, f.unscaled.total()),
+                      power_or_shortest(lf::binary64, f.unit_roundoff), sci(f.max_relative_error)});
+  p.add(std::move(t));
+  p.say(l, "q7.demo.note", {{"u16", power_or_shortest(lf::binary64, r.formats[0].unit_roundoff)},
                                      {"u8", power_or_shortest(lf::binary64, r.formats[1].unit_roundoff)},
-                                     {"eps8", power_or_shortest(lf::binary64, r.formats[1].epsilon)}}));
-  return out;
+                                     {"eps8", power_or_shortest(lf::binary64, r.formats[1].epsilon)}});
+  return p;
 }
 
 }  // namespace mpq::demo

@@ -65,19 +65,20 @@ q8_result run_q8() {
   return r;
 }
 
-std::string show_q8(const q8_result& r, const language& l) {
-  std::string out = wrap(l.get("q8.demo.title"));
-  out += fmt::format("  {}{}{}\n", pad(l.get("q8.demo.op"), 36), pad(l.get("q8.demo.cuda"), 20), l.get("q8.demo.cpu"));
+page page_q8(const q8_result& r, const language& l) {
+  page p(l);
+  p.say(l, "q8.demo.title");
   auto dtype = [&](const lf::training::autocast_decision& d) {
     if (d.policy == lf::training::cast_policy::banned) return l.get("q8.demo.banned");
     if (d.policy == lf::training::cast_policy::unlisted || d.policy == lf::training::cast_policy::promote)
       return l.get("q8.demo.as_input");
     return std::string(d.dtype);
   };
+  table t(std::vector<std::string>{l.get("q8.demo.op"), l.get("q8.demo.cuda"), l.get("q8.demo.cpu")});
   for (const q8_op& op : r.ops)
-    out += fmt::format("  {}{}{}\n", pad(op.op + " (" + l.get("q8.demo.role." + op.role) + ")", 36), pad(dtype(op.cuda), 20),
-                       dtype(op.cpu));
-  out += wrap(l.get("q8.demo.table_note"));
+    t.rows.push_back({op.op + " (" + l.get("q8.demo.role." + op.role) + ")", dtype(op.cuda), dtype(op.cpu)});
+  p.add(std::move(t));
+  p.say(l, "q8.demo.table_note");
 
   // A NaN is shown as the language's "NaN": lf::to_shortest would show "-nan", the sign of the
   // default NaN that inf/inf gives (libfloat follows x86: sign bit set), which means nothing here.
@@ -91,24 +92,21 @@ std::string show_q8(const q8_result& r, const language& l) {
     }
     return "[" + s + "]";
   };
-  out += '\n' + wrap(l.get("q8.demo.softmax", {{"logits", list(r.logits, lf::binary64)}}));
-  out += wrap(l.get("q8.demo.sm16", {{"exp", list(r.exp_fp16, lf::binary16)}, {"p", list(r.softmax_fp16, lf::binary16)}}), 4,
-              screen_width, 2);
-  out += wrap(l.get("q8.demo.sm32", {{"exp", list(r.exp_fp32, lf::binary32)}, {"p", list(r.softmax_fp32, lf::binary32)}}), 4,
-              screen_width, 2);
-  out += wrap(l.get("q8.demo.sm16_max", {{"exp", list(r.exp_fp16_max, lf::binary16)}, {"p", list(r.softmax_fp16_max, lf::binary16)}}),
-              4, screen_width, 2);
-  out += wrap(l.get("q8.demo.sm_why", {{"max", shortest(lf::binary16, r.fp16_max)},
+  p.blank().say(l, "q8.demo.softmax", {{"logits", list(r.logits, lf::binary64)}});
+  p.say(l, "q8.demo.sm16", {{"exp", list(r.exp_fp16, lf::binary16)}, {"p", list(r.softmax_fp16, lf::binary16)}}, 4, 2);
+  p.say(l, "q8.demo.sm32", {{"exp", list(r.exp_fp32, lf::binary32)}, {"p", list(r.softmax_fp32, lf::binary32)}}, 4, 2);
+  p.say(l, "q8.demo.sm16_max", {{"exp", list(r.exp_fp16_max, lf::binary16)}, {"p", list(r.softmax_fp16_max, lf::binary16)}}, 4, 2);
+  p.say(l, "q8.demo.sm_why", {{"max", shortest(lf::binary16, r.fp16_max)},
                                        {"from", shortest(lf::binary64, r.fp16_overflow_from)},
                                        {"ln_max", fmt::format("{:.4f}", std::log(r.fp16_max))},
-                                       {"ln_from", fmt::format("{:.4f}", std::log(r.fp16_overflow_from))}}));
-  out += wrap(l.get("q8.demo.sm_torch"));
-  out += '\n' + wrap(l.get("q8.demo.sum", {{"n", std::to_string(r.count)},
+                                       {"ln_from", fmt::format("{:.4f}", std::log(r.fp16_overflow_from))}});
+  p.say(l, "q8.demo.sm_torch");
+  p.blank().say(l, "q8.demo.sum", {{"n", std::to_string(r.count)},
                                            {"x", shortest(lf::binary64, r.term)},
                                            {"fp16", shortest(lf::binary16, r.sum_fp16)},
                                            {"fp16_32", shortest(lf::binary32, r.sum_fp16_fp32acc)},
-                                           {"fp32", shortest(lf::binary32, r.sum_fp32)}}));
-  return out;
+                                           {"fp32", shortest(lf::binary32, r.sum_fp32)}});
+  return p;
 }
 
 }  // namespace mpq::demo

@@ -8,6 +8,7 @@ Usage: quiz_cli.py <path to mixed-precision-quiz>
 import json
 import os
 import pty
+import signal
 import re
 import select
 import subprocess
@@ -38,8 +39,8 @@ def flat(s):
     return " ".join(s.replace("\u00a0", " ").split())
 
 
-def wide_lines(text):
-    return [l for l in text.split("\n") if len(l) > 79]
+def wide_lines(text, width=80):
+    return [l for l in text.split("\n") if len(l) > width]
 
 
 SCORE = {"en": "Score: {}/{}", "fr": "Score : {}/{}"}
@@ -97,7 +98,8 @@ check(SCORE["en"].format(8, 8) in out, "lower case and digits are answers")
 rc, out, err = run(["--no-demo"], stdin="A\nC\n")
 check(rc == 0, "end of input: exit 0")
 check(SCORE["en"].format(1, 2) in out and "(stopped after 2 of 8 questions)" in out, "end of input mid-quiz: summary so far")
-check("Question 2, Loss scaling: docs/guide/en.md#fp16-range-and-loss-scaling" in flat(out), "end of input: the missed question's guide")
+check("Question 2, Loss scaling: mixed-precision-quiz --guide 2 · docs/guide/en.md#fp16-range-and-loss-scaling" in flat(out),
+      "end of input: the missed question's guide, as the command and the file")
 rc, out, err = run(["--no-demo", "--lang", "fr"], stdin="A\nq\nB\n")
 check(SCORE["fr"].format(1, 1) in out.replace("\u00a0", " ") and "Question 3 sur 8" not in out.replace("\u00a0", " "),
       "q quits at once with the summary")
@@ -154,7 +156,60 @@ for lang in ("en", "fr"):
 check("Measured on this machine" in run(["--reveal", "--question", "5"])[1], "Q5's measurement is labelled as this machine's")
 rc, out, err = run(["--reveal", "--json", "--question", "8"])
 r = json.loads(out)
-check(len(r["questions"]) == 1 and "demo" in r["questions"][0] and "NaN" in r["questions"][0]["demo"], "--reveal --json carries the demo text")
+demo = r["questions"][0].get("demo", [])
+check(len(r["questions"]) == 1 and any("NaN" in b.get("text", "") for b in demo), "--reveal --json carries the demo's text blocks")
+tables = [b["table"] for b in demo if "table" in b]
+check(len(tables) == 1 and tables[0]["columns"][0] == "op (role)" and all(len(row) == 3 for row in tables[0]["rows"]),
+      "--reveal --json: the demo's table as columns and rows")
+sums = [b for b in demo if b.get("key") == "q8.demo.sum"]
+check(len(sums) == 1 and sums[0]["values"]["n"] == 10000 and isinstance(sums[0]["values"]["fp16"], (int, float)),
+      "--reveal --json: a text block carries its language key and its numbers as JSON numbers")
+
+# ---- the layout follows the width: every line fits, no word is split, nothing is lost ------------
+def words(text):
+    return sorted(text.replace("\u00a0", " ").split())
+
+for lang in ("en", "fr"):
+    full = {}
+    for width in (40, 57, 80, 120):
+        rc, out, err = run(["--reveal", "--lang", lang, "--width", str(width), "--no-demo"])
+        check(rc == 0 and not wide_lines(out, width), f"{lang}: --reveal --width {width} fits: {wide_lines(out, width)[:2]}")
+        full[width] = words(out)
+    # Without demos, wrapping only moves line breaks: the same words at every width (the guide
+    # line names the file only where the path fits).
+    path = [w for w in full[80] if w.startswith("docs/guide/") and "#" in w and len(w) > 40]
+    check(all(full[w] == full[80] for w in (57, 120)), f"{lang}: the same words at 57, 80 and 120 columns")
+    check(sorted(full[40] + path + ["·"] * len(path)) == full[80], f"{lang}: the same words at 40 columns, less the guide paths")
+    for width in (40, 80):
+        rc, out, err = run(["--reveal", "--lang", lang, "--width", str(width)])
+        check(rc == 0 and not wide_lines(out, width), f"{lang}: --reveal with demos at {width} columns fits: {wide_lines(out, width)[:2]}")
+# A table too wide for 40 columns is stacked: one block per row, each value after its heading.
+rc, out, err = run(["--reveal", "--question", "3", "--width", "40"])
+check("  fp32\n    largest: 3.4028235e+38\n" in out, "40 columns: Q3's limits table stacked, heading: value")
+rc, out, err = run(["--reveal", "--question", "3", "--width", "80"])
+check(re.search(r"^  fp32 +3\.4028235e\+38 +2\^-126 +2\^-149 +2\^-23$", out, re.M) is not None,
+      "80 columns: the same table in columns")
+rc, out, err = run(["--reveal", "--question", "1", "--lang", "fr", "--width", "40"])
+check("    w final\u00a0: 1\n" in out, "fr, 40 columns: the stacked heading takes a no-break space before ':'")
+# COLUMNS counts only on a terminal; piped output is laid out for 80 columns.
+rc, out, err = run(["--reveal", "--question", "3", "--no-demo"], env_extra={"COLUMNS": "40"})
+check(max(len(l) for l in out.split("\n")) > 40, "piped: COLUMNS is ignored, 80 columns")
+rc, out, err = run(["--width", "39"])
+check(rc == 2 and "40 columns or more" in err, "--width 39: exit 2, naming what is accepted")
+
+# ---- --guide: the guide's section for a question, in the quiz's language, at the width ------------
+rc, out, err = run(["--guide", "2", "--width", "40"])
+check(rc == 0 and out.startswith("FP16 range and loss scaling (question 2)") and "Master weights" not in out,
+      "--guide 2: the section of question 2, and only it")
+check(not wide_lines(out.split("```")[0], 40) and "36.67%" in out, "--guide 2 at 40 columns: the demo recomputed at that width")
+rc, out2, err = run(["--guide", "fp16-range-and-loss-scaling", "--width", "40"])
+check(out2 == out, "--guide by section name = by question number")
+rc, out, err = run(["--guide", "1", "--lang", "fr"])
+check(rc == 0 and out.startswith("Poids maîtres") , "--guide in French")
+rc, out, err = run(["--guide"])
+check(rc == 0 and out.count("(question") >= 5 and "<!--" not in out and "](" not in out, "--guide: the whole guide, no Markdown marks")
+rc, out, err = run(["--guide", "9"])
+check(rc == 2 and "1 to 8" in err and "master-weights" in err, "--guide 9: exit 2, naming the accepted topics")
 
 # ---- a full non-interactive run with demos -------------------------------------------------------
 # No timing thresholds here (a loaded machine would make them flaky, and speed is measured in bench/):
@@ -177,6 +232,8 @@ shuffled = "".join(q["answer"] for q in json.loads(out)["questions"])
 check(shuffled != ANSWERS, "--shuffle moves the answers")
 rc, out, err = run(["--answers", shuffled, "--shuffle", "--seed", "5", "--json"])
 check(json.loads(out)["score"] == 8, "--shuffle: the shown letters map to the right answers")
+rc, out, err = run(["--answers", shuffled, "--shuffle", "--seed", "5", "--no-demo"])
+check("The options are shuffled (seed 5)" in flat(out), "--shuffle says so")
 rc, out, err = run(["--answers", ANSWERS, "--shuffle", "--seed", "5", "--json"])
 check(json.loads(out)["score"] < 8, "--shuffle: the unshuffled letters are no longer all right")
 
@@ -195,7 +252,24 @@ for args, needle in [
     rc, out, err = run(args)
     check(rc == 2 and needle in err, f"{' '.join(args)}: exit 2 and '{needle}' (got {rc}: {err.strip()})")
 rc, out, err = run(["--help"])
-check(rc == 0 and "Examples:" in out and "--answers" in out and not wide_lines(out), "--help: examples, 80 columns")
+check(rc == 0 and "Examples:" in out and "--answers" in out and not wide_lines(out, 79), "--help: examples, 80 columns")
+check("ABCDABCD" not in out, "--help does not print the answer key as its example")
+# --help and the usage messages in French, from --lang or from the locale.
+for args, env in [(["--help", "--lang", "fr"], None), (["--help"], {"LANG": "fr_FR.UTF-8"})]:
+    rc, out, err = run(args, env_extra=env)
+    check(rc == 0 and "Exemples" in out and "Affiche cette aide" in out and "Examples:" not in out
+          and not wide_lines(out, 79), f"{' '.join(args)} {env or ''}: --help in French, 80 columns")
+for args, needle in [
+    (["--lang", "fr", "--question", "9"], "est hors limites (accepté\u00a0: de 1 à 8)"),
+    (["--lang", "fr", "--answers", "ABX"], "'X' en position 3 n'est pas une réponse"),
+    (["--lang", "fr", "--answers", "A"], "contient 1 réponse\u00a0; il en faut 8"),
+    (["--lang", "fr", "--width", "12"], "accepté\u00a0: 40 colonnes ou plus"),
+    (["--lang", "fr", "--guide", "x"], "n'est pas une section du guide"),
+    (["--lang", "fr", "--color", "x"], "n'est pas accepté"),
+    (["--answers", "A"], "has 1 answer; 8 expected"),
+]:
+    rc, out, err = run(args)
+    check(rc == 2 and needle in err, f"{' '.join(args)}: exit 2 and '{needle}' (got {rc}: {err.strip()})")
 rc, out, err = run(["--version"])
 check(rc == 0 and out.startswith("mixed-precision-quiz "), "--version")
 
@@ -212,14 +286,21 @@ check("\x1b[" not in run(["--preview", "--color", "never"])[1], "--color never")
 
 
 # ---- one run under a pseudo-terminal: the interactive prompt -----------------------------------------
-def pty_run(env_extra, answers):
+PROMPTS = (b"q to quit):", b"(q quits).")
+
+
+def pty_run(env_extra, answers, args=("--no-demo",), eof_on=None):
+    """Runs the quiz under a pseudo-terminal and answers each prompt (an answer or the pause after
+    the feedback) with the next of answers. Returns (exit status, output); a run still going after
+    20 s is killed (exit status None). eof_on: when that text appears, type Ctrl-D (end of input)."""
     env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANG", "NO_COLOR")}
     env.update(env_extra)
     pid, fd = pty.fork()
     if pid == 0:
-        os.execve(QUIZ, [QUIZ, "--no-demo"], env)
+        os.execve(QUIZ, [QUIZ] + list(args), env)
     out = b""
     sent = 0
+    eof_sent = False
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         r, _, _ = select.select([fd], [], [], 0.2)
@@ -232,22 +313,48 @@ def pty_run(env_extra, answers):
                 break
             out += chunk
         # Answer each prompt as it appears (the terminal echoes what is typed).
-        if out.count(b"q to quit):") > sent and sent < len(answers):
+        if sum(out.count(p) for p in PROMPTS) > sent and sent < len(answers):
             os.write(fd, answers[sent].encode() + b"\n")
             sent += 1
+        if eof_on is not None and not eof_sent and eof_on in b" ".join(out.split()):
+            os.write(fd, b"\x04")
+            eof_sent = True
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return None, out.decode("utf-8", "replace")
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
 
 
-rc, out = pty_run({}, ["b", "B", "q"])
-plain = re.sub(r"\x1b\[[0-9;]*m", "", out).replace("\r", "")
+def strip(out):
+    return re.sub(r"\x1b\[[0-9;]*m", "", out).replace("\r", "")
+
+
+rc, out = pty_run({}, ["b", "", "B", "q"])
+plain = strip(out)
 check(rc == 0, f"pty: exit 0 (got {rc})")
 check("Your answer (A-D, q to quit): b\n" in plain, "pty: the prompt waits on the same line; the terminal echoes the answer once")
 check("Not quite: the answer is A." in plain and "Correct." in plain, "pty: verdicts")
 check(SCORE["en"].format(1, 2) in plain, "pty: q gives the summary so far")
 check("\x1b[" in out, "pty: colour on a terminal")
+# The pause: after the feedback, nothing more until Enter; q there stops with the summary.
+before = plain.split("Press Enter for the next question (q quits).")
+check(len(before) == 3 and "Question 2 of 8" not in before[0] and "Question 2 of 8" in before[1],
+      "pty: the quiz waits for Enter after each answer's feedback")
+rc, out = pty_run({}, ["a", "q"])
+check(rc == 0 and SCORE["en"].format(1, 1) in strip(out) and "Question 2 of 8" not in strip(out), "pty: q at the pause stops")
+rc, out = pty_run({}, ["b", "B", "q"], args=("--no-demo", "--no-pause"))
+check(rc == 0 and "Press Enter" not in strip(out) and SCORE["en"].format(1, 2) in strip(out), "pty: --no-pause goes straight on")
+rc, out = pty_run({"COLUMNS": "40"}, ["q"], args=("--no-demo",))
+check(rc == 0 and max(len(l) for l in strip(out).split("\n")) <= 40, "pty: COLUMNS=40 lays out for 40 columns")
 rc, out = pty_run({"NO_COLOR": "1"}, ["q"])
 check("\x1b[" not in out and "No question answered." in out, "pty: NO_COLOR turns colour off")
+# --json on a terminal says that it reads the answers from stdin (on stderr, so stdout stays JSON).
+rc, out = pty_run({}, [], args=("--json",), eof_on=b"pipe them in.")
+check(rc == 0 and "--json reads the answers from standard input" in " ".join(out.split()),
+      "pty: --json on a terminal says how to answer")
+check('"answered": 0' in out, "pty: --json, end of input at once: the JSON result of no answers")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

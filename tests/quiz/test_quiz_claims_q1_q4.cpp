@@ -528,7 +528,7 @@ TEST_CASE("Q3 claims: each converted sample's stored value and relative error, a
     CHECK(num(ro[3]) == eps[2]);
     // The table's epsilon column is the same epsilon, and the title defines it.
     CHECK(t.find(lang.l == &en() ? "epsilon: the gap between 1 and the next larger number of the format"
-                                 : "epsilon : l'écart entre 1 et le nombre immédiatement supérieur du format") != std::string::npos);
+                                 : "epsilon : l'écart entre 1 et le nombre suivant du format") != std::string::npos);
     for (int k = 0; k < 3; ++k) {
       const auto eps_row = match(t, std::string(names[k]) + R"( \S+ \S+ \S+ (2\^-\d+))");
       CHECK(num(eps_row[0]) == eps[k]);

@@ -68,6 +68,32 @@ TEST_CASE("en and fr have the same keys, the same placeholders per key, the same
   }
 }
 
+TEST_CASE("no French string is the English one, except terms French ML engineers keep in English") {
+  // Each exception and why: format and recipe names (fp16, torch.amp fp16, apex O2 fp16); Python
+  // code (q6.demo.api*) and math (fp16(max g x S), Q K^T); words spelled the same in French
+  // (normal, format, epsilon, gradients, total, OPTIONS); jargon kept in English (underflow,
+  // overflow, NaN, torch.amp, Autocast). Anything else identical is a string left untranslated.
+  const std::set<std::string> kept{
+      "help.options",   "q1.demo.bf16",   "q1.demo.fp16",        "q2.demo.normal", "q3.demo.epsilon",
+      "q3.demo.format", "q3.demo.overflow", "q3.demo.underflow", "q5.demo.amp",    "q5.demo.c.gradients",
+      "q5.demo.fp32",   "q5.demo.o2",     "q5.demo.total",       "q6.demo.api1",   "q6.demo.api2",
+      "q6.demo.api3",   "q6.demo.api4",   "q6.demo.api5",        "q6.demo.api7",   "q6.demo.api8",
+      "q6.demo.largest", "q6.topic",      "q7.demo.format",      "q8.demo.nan",    "q8.demo.role.scores",
+      "q8.topic"};
+  const language& en = *find_language("en");
+  const language& fr = *find_language("fr");
+  std::set<std::string> same;
+  for (const auto& [k, v] : en.strings())
+    if (fr.has(k) && fr.raw(k) == v && !k.ends_with(".guide") && !k.ends_with(".answer")) same.insert(k);
+  CHECK(same == kept);
+  // French typography: a no-break space (U+00A0), never an ordinary one, before ; : ? ! in prose.
+  for (const auto& [k, v] : fr.strings()) {
+    if (k.rfind("q6.demo.api", 0) == 0) continue;  // Python code
+    CAPTURE(k);
+    for (const char* p : {" ;", " :", " ?", " !"}) CHECK(v.find(p) == std::string::npos);
+  }
+}
+
 TEST_CASE("the question text uses only placeholders that libfloat's facts fill") {
   for (const char* code : {"en", "fr"}) {
     const language& l = *find_language(code);
@@ -146,16 +172,81 @@ TEST_CASE("substitute: values, literal braces, line breaks, and an error naming 
   CHECK(placeholders("{b} {{c}} {a}") == std::vector<std::string>{"a", "b"});
 }
 
-TEST_CASE("wrap: 79 columns counted in characters, never breaking at a no-break space") {
+TEST_CASE("wrap: the screen width counted in characters, never breaking at a no-break space") {
   const std::string fr = "Quelle est la question\u00a0? " + std::string(200, 'x');
   const std::string w = wrap("mot " + fr + " fin", 2);
   std::istringstream in(w);
   std::string line;
-  while (std::getline(in, line)) CHECK((display_width(line) <= screen_width || line.find(' ', 2) == std::string::npos));
+  while (std::getline(in, line)) CHECK((display_width(line) <= screen_width() || line.find(' ', 2) == std::string::npos));
   CHECK(w.find("question\u00a0?") != std::string::npos);
   CHECK(display_width("é\u00a0à") == 3);
   CHECK(wrap("a\\nb") == "a\\nb\n");  // wrap does not interpret escapes; substitute does
   CHECK(wrap("a\nb", 2) == "  a\n  b\n");
+}
+
+TEST_CASE("tables: in columns when they fit, stacked otherwise, nothing cut") {
+  table t({"name", "value", "note"}, {false, true, false});
+  t.rows = {{"one", "1", "first"}, {"", "22", ""}};
+  t.keys = 1;
+  // In columns: each as wide as its widest cell, two spaces apart; right-aligned numbers; no
+  // trailing spaces.
+  CHECK(render(t, 40) == "  name  value  note\n  one       1  first\n           22\n");
+  // 18 columns: one space between columns fits exactly (2 + 4 + 1 + 5 + 1 + 5).
+  CHECK(render(t, 18) == "  name value note\n  one      1 first\n          22\n");
+  // 17: one block per row, the key repeated from the row above when empty, empty cells left out.
+  CHECK(render(t, 17) == "  one\n    value: 1\n    note: first\n  one\n    value: 22\n");
+  t.colon = "\u00a0:";
+  CHECK(render(t, 17).find("    value\u00a0: 1\n") != std::string::npos);
+  // Groups: a title over a run of columns, one more space where a group starts; stacked, a
+  // group's cells share a line.
+  table g({"k", "a", "b", "a", "b"}, {false, true, true, true, true});
+  g.groups = {{"at 1", 1}, {"at 2", 3}};
+  g.rows = {{"x", "1", "2", "3", "4"}};
+  CHECK(render(g, 40) == "      at 1   at 2\n  k   a  b   a  b\n  x   1  2   3  4\n");
+  table h({"key", "alpha", "beta", "alpha", "beta"});
+  h.groups = {{"at 1", 1}, {"at 2", 3}};
+  h.rows = {{"x", "1", "2", "3", "4"}};
+  CHECK(render(h, 29) == "       at 1        at 2\n  key  alpha beta  alpha beta\n  x    1     2     3     4\n");
+  CHECK(render(h, 28) == "  x\n    at 1: alpha\u00a01, beta\u00a02\n    at 2: alpha\u00a03, beta\u00a04\n");
+  // A long cell is never cut: stacked, it wraps between words.
+  table w({"k", "text"});
+  w.rows = {{"r", "a long cell that needs two lines"}};
+  const std::string s = render(w, 24);
+  CHECK(s == "  r\n    text: a long cell\n      that needs two\n      lines\n");
+  table bad({"a", "b"});
+  bad.rows = {{"only one"}};
+  CHECK_THROWS_AS(render(bad, 40), std::invalid_argument);
+}
+
+TEST_CASE("page::json: text with its key and values (numbers as JSON numbers), code, tables") {
+  const language& en = *find_language("en");
+  page p(en);
+  p.say(en, "score", {{"score", "3"}, {"asked", "4"}});
+  table t({"x", "y"});
+  t.rows = {{"1.5e-3", "2^-14"}, {"-0", "36.67%"}};
+  p.verbatim("code()").blank().add(t);
+  CHECK(p.json() ==
+        "[{\"key\": \"score\", \"text\": \"Score: 3/4\", \"values\": {\"asked\": 4, \"score\": 3}}, "
+        "{\"code\": \"code()\"}, {\"blank\": true}, "
+        "{\"table\": {\"columns\": [\"x\", \"y\"], \"rows\": [[1.5e-3, \"2^-14\"], [-0, \"36.67%\"]]}}]");
+  // Strings that only look like numbers stay strings: JSON has no leading zeros, "+", "inf" or "1.".
+  page q(en);
+  table u({"v"});
+  u.rows = {{"01"}, {"+1"}, {"inf"}, {"1."}, {".5"}, {"1e"}};
+  q.add(u);
+  CHECK(q.json().find("[[\"01\"], [\"+1\"], [\"inf\"], [\"1.\"], [\".5\"], [\"1e\"]]") != std::string::npos);
+}
+
+TEST_CASE("the screen width: at least 40 columns; a scope restores it") {
+  const int before = screen_width();
+  {
+    const columns_scope narrow(20);
+    CHECK(screen_width() == min_columns);
+    const columns_scope wide(132);
+    CHECK(screen_width() == 132);
+  }
+  CHECK(screen_width() == before);
+  CHECK(detect_columns(false) == default_columns);  // not a terminal: 80, whatever COLUMNS says
 }
 
 TEST_CASE("language from LC_ALL, LC_MESSAGES, LANG") {

@@ -324,7 +324,7 @@ TEST_CASE("every demo renders in every language within 79 columns, from the same
         const std::size_t nl = text.find('\n', start);
         const std::string line = text.substr(start, nl - start);
         CAPTURE(line);
-        CHECK(display_width(line) <= screen_width);
+        CHECK(display_width(line) <= screen_width());
         start = nl == std::string::npos ? text.size() : nl + 1;
       }
     }
