@@ -9,6 +9,7 @@
 
 #include "demos/demos.hpp"
 #include "demos/facts.hpp"
+#include "tryit.hpp"
 
 namespace mpq {
 
@@ -140,6 +141,33 @@ std::vector<int> questions_asked(const run_options& o) {
 }
 
 namespace {
+std::string trim_lower(std::string_view s) {
+  std::string out;
+  for (const char c : s)
+    if (c != ' ' && c != '\t' && c != '\r') out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return out;
+}
+
+/// "Try it yourself" after question n's demo: the learner's values, the library's results, until
+/// an empty line. Returns false at the end of input (the quiz then stops with its summary).
+bool try_yourself(const run_options& o, int n, std::istream& in) {
+  const language& l = *o.lang;
+  put('\n' + wrap(l.get("try.q" + std::to_string(n) + ".intro")));
+  while (true) {
+    put(prompt(o.colors.bold, o.colors.reset, l.get("try.prompt")));
+    std::fflush(stdout);
+    std::string line;
+    if (!std::getline(in, line)) return false;
+    if (trim_lower(line).empty()) {
+      put("\n");
+      return true;
+    }
+    const try_outcome r = try_it(n, l, line);
+    if (r.ok) put(r.result->render());
+    else put(styled(o.colors.red, o.colors.reset, r.error));
+  }
+}
+
 /// After max_invalid_in_a_row invalid answers from input that is not a terminal: the message on
 /// stderr and exit 2.
 int give_up(const language& l) {
@@ -206,12 +234,27 @@ int run_quiz(const run_options& o, std::istream& in) {
     put(explanation_block(o, q, order));
     if (o.demos) put('\n' + demo_block(o, q));
     put("\n");
-    // On a terminal, the feedback stays on screen until the learner asks for the next question.
-    if (o.pause && n != asked.back()) {
-      put(prompt(o.colors.dim, o.colors.reset, l.get("pause")));
-      std::fflush(stdout);
-      std::string line;
-      if (!std::getline(in, line) || parse_answer(line) == -2) break;
+    // On a terminal, the feedback stays on screen until the learner asks for the next question;
+    // t there lets them try the demo's computation on their own values first.
+    const bool last = n == asked.back();
+    const bool can_try = o.demos && has_try(n);
+    if (o.pause && (!last || can_try)) {
+      bool stop = false;
+      while (true) {
+        put(prompt(o.colors.dim, o.colors.reset, l.get(can_try ? (last ? "pause_try_last" : "pause_try") : "pause")));
+        std::fflush(stdout);
+        std::string line;
+        if (!std::getline(in, line) || parse_answer(line) == -2) {
+          stop = true;
+          break;
+        }
+        if (!can_try || trim_lower(line) != "t") break;
+        if (!try_yourself(o, n, in)) {
+          stop = true;
+          break;
+        }
+      }
+      if (stop) break;
       put("\n");
     }
   }
@@ -332,6 +375,15 @@ namespace {
 
 constexpr std::string_view anchor_open = "<a id=\"";
 
+}  // namespace
+
+/// The text of a guide's generated block from its marker line (<!-- generated: ... -->): a demo or
+/// a "try it" session. nullopt for an unknown block when line_no is 0 (--guide skips it); with a
+/// line number, an unknown block throws std::runtime_error naming it (--guide-check, --guide-update).
+std::optional<std::string> generated_block(const std::string& marker, const language& l, int line_no);
+
+namespace {
+
 std::vector<std::string> lines_of(std::string_view text) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -389,12 +441,11 @@ std::string render_guide(const run_options& o, const std::vector<std::string>& g
   };
   for (std::size_t i = first; i < last; ++i) {
     const std::string& line = g[i];
-    if (line.rfind("<!-- generated: q", 0) == 0) {  // the demo, computed now at this width
+    if (line.rfind("<!-- generated: ", 0) == 0) {  // the demo, computed now at this width
       flush();
-      const int n = line[17] - '0';
       while (i + 1 < last && g[i + 1] != "<!-- end generated -->") ++i;
       ++i;
-      if (n >= 1 && n <= question_count) out += demo::show(n, l, demo::default_seed, false);
+      out += generated_block(line, l, 0).value_or("");
       continue;
     }
     if (line.rfind("```", 0) == 0) {  // code: as it is
@@ -439,6 +490,34 @@ std::string render_guide(const run_options& o, const std::vector<std::string>& g
 }
 
 }  // namespace
+
+std::optional<std::string> generated_block(const std::string& marker, const language& l, int line_no) {
+  const std::string begin = "<!-- generated: ";
+  const std::size_t close = marker.find(" -->");
+  const std::string spec = marker.substr(begin.size(), close == std::string::npos ? std::string::npos : close - begin.size());
+  if (spec.size() == 2 && spec[0] == 'q' && spec[1] >= '1' && spec[1] < '1' + question_count)
+    return demo::show(spec[1] - '0', l, demo::default_seed, false);
+  if (spec.rfind("try ", 0) == 0 && spec.size() > 4 && spec[4] >= '1' && spec[4] < '1' + question_count &&
+      has_try(spec[4] - '0')) {
+    const int n = spec[4] - '0';
+    std::string out = wrap(l.get("try.q" + std::to_string(n) + ".intro"));
+    std::string inputs = spec.size() > 6 ? spec.substr(6) : "";
+    std::size_t start = 0;
+    while (start <= inputs.size()) {  // inputs separated by " | "
+      const std::size_t bar = inputs.find(" | ", start);
+      const std::string input = inputs.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+      const try_outcome r = try_it(n, l, input);
+      out += prompt("", "", l.get("try.prompt")) + input + '\n';
+      out += r.ok ? r.result->render() : wrap(r.error);
+      if (bar == std::string::npos) break;
+      start = bar + 3;
+    }
+    return out;
+  }
+  if (line_no == 0) return std::nullopt;
+  throw std::runtime_error("line " + std::to_string(line_no) + ": unknown generated block '" + spec +
+                           "' (accepted: q1 to q8, or try N VALUES | VALUES for a question with try it)");
+}
 
 std::vector<std::string> guide_sections(const language& l) {
   std::vector<std::string> names;
@@ -498,11 +577,10 @@ std::string regenerate_guide(const std::string& guide, const language& l) {
     pos = nl + 1;
     ++line_no;
     if (line.rfind(begin, 0) == 0) {
-      // <!-- generated: qN ... -->: replace everything up to the end marker with demo N.
+      // <!-- generated: qN --> or <!-- generated: try N VALUES | VALUES --> : replace everything up
+      // to the end marker with demo N, or with a "try it" session of question N on those values.
       const std::string name = line.substr(begin.size(), line.find_first_of(" -", begin.size()) - begin.size());
-      if (name.size() != 2 || name[0] != 'q' || name[1] < '1' || name[1] > '8')
-        throw std::runtime_error("line " + std::to_string(line_no) + ": unknown generated block '" + name +
-                                 "' (accepted: q1 to q8)");
+      const std::optional<std::string> block = generated_block(line, l, line_no);
       bool closed = false;
       while (pos < guide.size()) {
         std::size_t e = guide.find('\n', pos);
@@ -516,7 +594,7 @@ std::string regenerate_guide(const std::string& guide, const language& l) {
         }
       }
       if (!closed) throw std::runtime_error("generated block '" + name + "' has no '" + end + "' line");
-      out += line + "\n```text\n" + demo::show(name[1] - '0', l, demo::default_seed, false) + "```\n" + end + "\n";
+      out += line + "\n```text\n" + *block + "```\n" + end + "\n";
       continue;
     }
     // Inline values: <!--v:name-->text<!--/v-->.

@@ -230,6 +230,11 @@ struct q8_result {
   double sum_fp32 = 0;          ///< fp32 values summed in fp32
 };
 q8_result run_q8();
+/// Q8's softmax of `logits` with every step in binary16 (fp16) or binary32: exp(x) (or exp(x - max)
+/// with subtract_max) computed in binary64 and rounded once, then the sum and each quotient in
+/// the format. e and p receive the exponentials and the probabilities.
+void naive_softmax(bool fp16, const std::vector<double>& logits, std::vector<double>& e, std::vector<double>& p,
+                   bool subtract_max = false);
 page page_q8(const q8_result& r, const language& l);
 /// page_q8 laid out at the screen width.
 std::string show_q8(const q8_result& r, const language& l);

@@ -38,6 +38,12 @@ void softmax(const std::vector<double>& logits, std::vector<double>& e_out, std:
 
 }  // namespace
 
+void naive_softmax(bool fp16, const std::vector<double>& logits, std::vector<double>& e, std::vector<double>& p,
+                   bool subtract_max) {
+  if (fp16) softmax<lf::binary16>(logits, e, p, subtract_max);
+  else softmax<lf::binary32>(logits, e, p, subtract_max);
+}
+
 q8_result run_q8() {
   q8_result r;
   const std::pair<const char*, const char*> block[] = {

@@ -286,7 +286,7 @@ check("\x1b[" not in run(["--preview", "--color", "never"])[1], "--color never")
 
 
 # ---- one run under a pseudo-terminal: the interactive prompt -----------------------------------------
-PROMPTS = (b"q to quit):", b"(q quits).")
+PROMPTS = (b"q to quit):", b"(q quits).", b"goes back to the quiz):")
 
 
 def pty_run(env_extra, answers, args=("--no-demo",), eof_on=None):
@@ -313,7 +313,7 @@ def pty_run(env_extra, answers, args=("--no-demo",), eof_on=None):
                 break
             out += chunk
         # Answer each prompt as it appears (the terminal echoes what is typed).
-        if sum(out.count(p) for p in PROMPTS) > sent and sent < len(answers):
+        if sum(b" ".join(out.split()).count(p) for p in PROMPTS) > sent and sent < len(answers):
             os.write(fd, answers[sent].encode() + b"\n")
             sent += 1
         if eof_on is not None and not eof_sent and eof_on in b" ".join(out.split()):
@@ -339,9 +339,20 @@ check("Not quite: the answer is A." in plain and "Correct." in plain, "pty: verd
 check(SCORE["en"].format(1, 2) in plain, "pty: q gives the summary so far")
 check("\x1b[" in out, "pty: colour on a terminal")
 # The pause: after the feedback, nothing more until Enter; q there stops with the summary.
-before = plain.split("Press Enter for the next question (q quits).")
+before = plain.split("Press Enter for the next question (q quits).")  # (--no-demo: nothing to try)
 check(len(before) == 3 and "Question 2 of 8" not in before[0] and "Question 2 of 8" in before[1],
       "pty: the quiz waits for Enter after each answer's feedback")
+# t at the pause: the learner's own values, computed by the library; bad input asks again with the
+# accepted form; an empty line goes back to the pause.
+rc, out = pty_run({}, ["a", "t", "1 1e-4", "one", "", "", "q"], args=("--color", "never"))
+plain = " ".join(strip(out).split())
+check(rc == 0 and "Try it: type a weight and an update" in plain, "pty: t after the demo offers to try it")
+check(re.search(r"fp16 1 1e-04 2\^-11 1 lost", plain) and re.search(r"fp32 1 1e-04 2\^-24 1\.0001 kept", plain),
+      "pty: try it computes w + u in each format")
+check("Not understood: 'one'. Type two numbers, a weight and an update, such as 1 1e-4." in plain,
+      "pty: try it refuses bad input with the accepted form")
+check(plain.count("Press Enter for the next question, or t to try it yourself") == 2 and "Question 2 of 8" in plain,
+      "pty: an empty line goes back to the pause, then Enter to question 2")
 rc, out = pty_run({}, ["a", "q"])
 check(rc == 0 and SCORE["en"].format(1, 1) in strip(out) and "Question 2 of 8" not in strip(out), "pty: q at the pause stops")
 rc, out = pty_run({}, ["b", "B", "q"], args=("--no-demo", "--no-pause"))

@@ -2,7 +2,8 @@
 """The quiz in a real terminal (tmux) at 40 and 80 columns, in English and French: every line fits
 the width (tmux wraps a longer line, and `capture-pane -J` joins it back, so a joined line longer
 than the width is one the terminal had to break), the quiz pauses after each answer's feedback until
-Enter, and q at the prompt ends with the summary.
+Enter, q at the prompt ends with the summary, and t there runs "try it yourself" for every question
+that has one.
 
 Usage: quiz_tmux.py PATH/TO/mixed-precision-quiz   (needs tmux; exit 0 when every check passes)
 """
@@ -45,10 +46,11 @@ def wait_for(session, text, timeout=20, count=1):
 
 
 TEXT = {
-    "en": {"prompt": "Your answer (A-D, q to quit):", "pause": "Press Enter for the next question (q quits).",
+    "en": {"prompt": "Your answer (A-D, q to quit):", "pause": "Press Enter for the next question, or t to try it yourself (q quits).",
            "q2": "Question 2 of 8", "summary": "Score: 1/2", "demo": "Live demo"},
     "fr": {"prompt": "Votre réponse (A-D, q pour quitter) :",
-           "pause": "Appuyez sur Entrée pour passer à la question suivante (q pour quitter).",
+           "pause": "Appuyez sur Entrée pour passer à la question suivante, ou sur t pour essayer vous-même "
+                    "(q pour quitter).",
            "q2": "Question 2 sur 8", "summary": "Score : 1/2", "demo": "Démo en direct"},
 }
 
@@ -84,6 +86,44 @@ for lang in ("en", "fr"):
             wide = [line for line in s.split("\n") if len(line.rstrip()) > width]
             check(not wide, f"{where}: no line wider than the terminal: {wide[:2]}")
         tmux("kill-session", "-t", name)
+
+# "t" after each question's demo, in a terminal: the example values of its invitation, then bad
+# input, then an empty line back to the pause. Each question once, in turn in each language and
+# width; the first one in all four.
+TRY = {1: ("1 1e-4", "2^-11"), 2: ("1e-8 1024", "1.025e-05"), 3: ("0.1", "0.0999755859375"), 4: ("4096 1", "2048"),
+       6: ("65536 4 3", "32768"), 7: ("1e-9 1", "1e-09"), 8: ("12", "NaN")}
+BAD = {"en": "Not understood: 'zzz'.", "fr": "Pas compris : 'zzz'."}
+BACK = {"en": "an empty line goes back to the quiz", "fr": "une ligne vide revient au quiz"}
+runs = [(1, "en", 40), (1, "en", 80), (1, "fr", 40), (1, "fr", 80)]
+for i, n in enumerate([2, 3, 4, 6, 7, 8]):
+    runs.append((n, ("en", "fr")[i % 2], (40, 80)[(i // 2) % 2]))
+for n, lang, width in runs:
+    name = f"try{n}{lang}{width}"
+    where = f"try it, question {n}, {lang}, {width} columns"
+    values, expect = TRY[n]
+    cmd = f"'{QUIZ}' --lang {lang} --question {n}; echo quiz-exit=$?; sleep 30"
+    tmux("new-session", "-d", "-s", name, "-x", str(width), "-y", "24", "-e", "LANG=C.UTF-8", "-e", "LC_ALL=C.UTF-8", cmd)
+    ok = wait_for(name, TEXT[lang]["prompt"]) is not None
+    tmux("send-keys", "-t", name, "a", "Enter")
+    ok = ok and wait_for(name, "(q ") is not None and wait_for(name, "t ") is not None
+    time.sleep(0.2)
+    tmux("send-keys", "-t", name, "t", "Enter")
+    ok = ok and wait_for(name, BACK[lang]) is not None
+    tmux("send-keys", "-t", name, values, "Enter")
+    s = wait_for(name, BACK[lang], count=2)
+    check(ok and s is not None and expect in s, f"{where}: '{values}' gives a result with {expect}")
+    tmux("send-keys", "-t", name, "zzz", "Enter")
+    check(wait_for(name, BACK[lang], count=3) is not None and BAD[lang] in " ".join(screen(name).split()),
+          f"{where}: bad input re-prompts with the accepted form")
+    tmux("send-keys", "-t", name, "Enter")
+    time.sleep(0.3)
+    tmux("send-keys", "-t", name, "Enter")
+    s = wait_for(name, "quiz-exit=0")
+    check(s is not None, f"{where}: an empty line, then Enter, ends the one-question quiz")
+    if s is not None:
+        wide = [line for line in s.split("\n") if len(line.rstrip()) > width]
+        check(not wide, f"{where}: no line wider than the terminal: {wide[:2]}")
+    tmux("kill-session", "-t", name)
 
 tmux("kill-server")
 if failures:

@@ -1,0 +1,36 @@
+// quiz/tryit.hpp: "try it yourself" after a question's demo. The learner types their own values
+// and the library computes the same thing as the demo on them:
+//   Q1        a weight and an update: the update in fp16, bf16 and fp32, half an ulp of the
+//             weight, w + update, and whether the update is lost;
+//   Q2, Q7    a gradient magnitude and a loss scale: what fp16 and bf16 store of g x S, its class
+//             (zero, subnormal, normal, overflow) and its relative error;
+//   Q3        any number: its value in fp16, bf16 and fp32, the stored value in full, the error;
+//   Q4        a count n and a value x: the sum of n copies under fp16, bf16 and fp32 accumulation,
+//             Kahan in fp16 and an A100 Tensor Core, and where each plain sum stalls;
+//   Q6        a loss scale, a growth interval and an overflow step: GradScaler's scale step by step;
+//   Q8        a logit z: exp and softmax of [z, z - 1, z - 2] in fp16 and in fp32.
+// Q5 (memory and measured speed) has none.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "text.hpp"
+
+namespace mpq {
+
+/// Whether question n offers "try it".
+bool has_try(int n);
+
+/// The outcome of one line typed at the try-it prompt.
+struct try_outcome {
+  bool ok = false;
+  std::optional<page> result;  ///< when ok: the computation, laid out like the demo
+  std::string error;  ///< when not ok: what was wrong and the accepted form
+};
+
+/// Evaluates `line` for question n (has_try(n)) in language l.
+try_outcome try_it(int n, const language& l, std::string_view line);
+
+}  // namespace mpq
