@@ -16,7 +16,7 @@ namespace mpq {
 namespace {
 
 /// A quiz string with the library's numbers filled in.
-std::string fill(const std::string& s) { return substitute(s, demo::facts()); }
+std::string fill(const std::string& s, const language& l) { return substitute(s, localized(demo::facts(), l)); }
 
 char letter(int i) { return static_cast<char>('A' + i); }
 
@@ -62,7 +62,7 @@ std::string total_str() { return std::to_string(question_count); }
 std::string header(const run_options& o) {
   const language& l = *o.lang;
   std::string out = styled(o.colors.bold, o.colors.reset, l.get("title") + " · " + l.get("level"));
-  out += wrap(fill(l.raw("intro")));
+  out += wrap(fill(l.raw("intro"), l));
   out += wrap(l.get("guide_intro", {{"file", l.guide_file()}}));
   if (o.shuffle) out += wrap(l.get("shuffled", {{"seed", std::to_string(o.seed)}}));
   return out + '\n';
@@ -75,9 +75,9 @@ std::string question_block(const run_options& o, const question& q, const std::a
   out += wrap(l.get("question_of", {{"n", std::to_string(q.number)}, {"total", total_str()}}) + " · " + q.topic, 0,
               screen_width(), 0);
   out.insert(out.size() - 1, o.colors.reset);
-  out += wrap(fill(q.text));
+  out += wrap(fill(q.text, l));
   for (int i = 0; i < option_count; ++i)
-    out += wrap(std::string(1, letter(i)) + ") " + fill(q.options[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]),
+    out += wrap(std::string(1, letter(i)) + ") " + fill(q.options[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])], l),
                 5, screen_width(), 2);
   return out;
 }
@@ -85,12 +85,12 @@ std::string question_block(const run_options& o, const question& q, const std::a
 /// The explanation: why the answer is right, then one line per wrong option, then the guide link.
 std::string explanation_block(const run_options& o, const question& q, const std::array<int, option_count>& order) {
   const language& l = *o.lang;
-  std::string out = wrap(fill(q.explanation));
+  std::string out = wrap(fill(q.explanation, l));
   out += wrap(l.get("why_not"));
   for (int i = 0; i < option_count; ++i) {
     const int orig = order[static_cast<std::size_t>(i)];
     if (orig == q.answer) continue;
-    out += wrap(std::string(1, letter(i)) + ") " + fill(q.why[static_cast<std::size_t>(orig)]), 5, screen_width(), 2);
+    out += wrap(std::string(1, letter(i)) + ") " + fill(q.why[static_cast<std::size_t>(orig)], l), 5, screen_width(), 2);
   }
   out += o.colors.dim + wrap(l.get("guide_link", {{"link", guide_ref(l, q, 0)}})) + o.colors.reset;
   return out;
@@ -312,9 +312,9 @@ int run_preview(const run_options& o) {
       const auto order = option_order(o.seed, n, o.shuffle);
       std::string opts;
       for (int i = 0; i < option_count; ++i)
-        opts += (i ? ", " : "") + json_string(fill(q.options[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]));
+        opts += (i ? ", " : "") + json_string(fill(q.options[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])], l));
       j += fmt::format("{}{{\"number\": {}, \"topic\": {}, \"text\": {}, \"options\": [{}], \"guide\": {}}}", first ? "" : ", ",
-                       n, json_string(q.topic), json_string(fill(q.text)), opts, json_string(l.guide_link(q)));
+                       n, json_string(q.topic), json_string(fill(q.text, l)), opts, json_string(l.guide_link(q)));
       first = false;
     }
     put(j + "]}\n");
@@ -341,14 +341,14 @@ int run_reveal(const run_options& o) {
       std::string opts, why;
       for (int i = 0; i < option_count; ++i) {
         const int orig = order[static_cast<std::size_t>(i)];
-        opts += (i ? ", " : "") + json_string(fill(q.options[static_cast<std::size_t>(orig)]));
+        opts += (i ? ", " : "") + json_string(fill(q.options[static_cast<std::size_t>(orig)], l));
         if (orig != q.answer)
-          why += (why.empty() ? "" : ", ") + fmt::format("\"{}\": {}", letter(i), json_string(fill(q.why[static_cast<std::size_t>(orig)])));
+          why += (why.empty() ? "" : ", ") + fmt::format("\"{}\": {}", letter(i), json_string(fill(q.why[static_cast<std::size_t>(orig)], l)));
       }
       j += fmt::format("{}{{\"number\": {}, \"topic\": {}, \"text\": {}, \"options\": [{}], \"answer\": \"{}\", "
                        "\"explanation\": {}, \"why_not\": {{{}}}, \"guide\": {}",
-                       first ? "" : ", ", n, json_string(q.topic), json_string(fill(q.text)), opts,
-                       letter(displayed_answer(q, order)), json_string(fill(q.explanation)), why,
+                       first ? "" : ", ", n, json_string(q.topic), json_string(fill(q.text, l)), opts,
+                       letter(displayed_answer(q, order)), json_string(fill(q.explanation, l)), why,
                        json_string(l.guide_link(q)));
       if (o.demos) j += ", \"demo\": " + demo::show_page(n, l, o.seed, true).json();
       j += "}";
@@ -398,14 +398,14 @@ std::vector<std::string> lines_of(std::string_view text) {
 
 /// One line of Markdown prose as text: computed values filled in, links as their text (with the
 /// address when it is not an anchor of the page), ** and ` dropped.
-std::string plain(const std::string& line) {
+std::string plain(const std::string& line, const language& l) {
   std::string s;
   for (std::size_t i = 0; i < line.size();) {
     if (line.compare(i, 6, "<!--v:") == 0) {  // <!--v:name-->committed<!--/v--> -> the value now
       const std::size_t close = line.find("-->", i), stop = line.find("<!--/v-->", i);
       if (close != std::string::npos && stop != std::string::npos) {
         const auto it = demo::facts().find(line.substr(i + 6, close - i - 6));
-        s += it != demo::facts().end() ? it->second : line.substr(close + 3, stop - close - 3);
+        s += it != demo::facts().end() ? localize_number(it->second, l) : line.substr(close + 3, stop - close - 3);
         i = stop + 9;
         continue;
       }
@@ -414,7 +414,7 @@ std::string plain(const std::string& line) {
       const std::size_t mid = line.find("](", i), end = mid == std::string::npos ? mid : line.find(')', mid);
       if (mid != std::string::npos && end != std::string::npos && line.find('[', i + 1) > mid) {
         const std::string target = line.substr(mid + 2, end - mid - 2);
-        s += plain(line.substr(i + 1, mid - i - 1));
+        s += plain(line.substr(i + 1, mid - i - 1), l);
         if (!target.empty() && target[0] != '#') s += " (" + target + ")";
         i = end + 1;
         continue;
@@ -462,17 +462,17 @@ std::string render_guide(const run_options& o, const std::vector<std::string>& g
     if (line[0] == '#') {
       flush();
       const std::size_t text = line.find_first_not_of("# ");
-      out += o.colors.bold + plain(line.substr(text == std::string::npos ? line.size() : text)) + o.colors.reset + '\n';
+      out += o.colors.bold + plain(line.substr(text == std::string::npos ? line.size() : text), l) + o.colors.reset + '\n';
       continue;
     }
     if (line[0] == '|') {  // a table row: as it is
       flush();
-      out += plain(line) + '\n';
+      out += plain(line, l) + '\n';
       continue;
     }
     if (line.rfind("- ", 0) == 0) {  // a list item: a hanging indent
       flush();
-      para = plain(line.substr(2));
+      para = plain(line.substr(2), l);
       para_first = 0;
       para_indent = 2;
       para = "- " + para;
@@ -480,9 +480,9 @@ std::string render_guide(const run_options& o, const std::vector<std::string>& g
     }
     if (para.empty()) {
       para_first = para_indent = 0;
-      para = plain(line);
+      para = plain(line, l);
     } else {
-      para += ' ' + plain(line.substr(line.find_first_not_of(' ')));
+      para += ' ' + plain(line.substr(line.find_first_not_of(' ')), l);
     }
   }
   flush();
@@ -611,7 +611,7 @@ std::string regenerate_guide(const std::string& guide, const language& l) {
       const auto it = demo::facts().find(name);
       if (it == demo::facts().end())
         throw std::runtime_error("line " + std::to_string(line_no) + ": unknown value '" + name + "'");
-      rebuilt += line.substr(i, close + 3 - i) + it->second + "<!--/v-->";
+      rebuilt += line.substr(i, close + 3 - i) + localize_number(it->second, l) + "<!--/v-->";
       i = stop + 9;
     }
     out += rebuilt + line.substr(i) + (nl < guide.size() ? "\n" : "");

@@ -265,6 +265,52 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
+std::string localize_number(std::string_view s, const language& l) {
+  if (l.code() != "fr") return std::string(s);
+  // [sign] digits [. digits] [e sign digits] [%]
+  std::size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  const std::size_t int_begin = i;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  const std::size_t int_end = i;
+  if (int_end == int_begin) return std::string(s);
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    const std::size_t f = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == f) return std::string(s);
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    const std::size_t e = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == e) return std::string(s);
+  }
+  const bool percent = i < s.size() && s[i] == '%';
+  if (i + (percent ? 1 : 0) != s.size()) return std::string(s);
+  constexpr std::string_view thin = "\u202f";
+  std::string out(s.substr(0, int_begin));
+  const std::size_t digits = int_end - int_begin;
+  for (std::size_t k = 0; k < digits; ++k) {
+    if (k != 0 && digits >= 5 && digits <= 12 && (digits - k) % 3 == 0) out += thin;
+    out += s[int_begin + k];
+  }
+  for (std::size_t k = int_end; k < s.size(); ++k) {
+    if (s[k] == '.') out += ',';
+    else if (s[k] == '%') out += std::string(thin) + "%";
+    else out += s[k];
+  }
+  return out;
+}
+
+vars localized(const vars& v, const language& l) {
+  if (l.code() != "fr") return v;
+  vars out;
+  for (const auto& [k, x] : v) out.emplace(k, localize_number(x, l));
+  return out;
+}
+
 // ---- tables ---------------------------------------------------------------------------------
 
 namespace {
@@ -381,7 +427,7 @@ std::string render(const table& t, int width) {
 // ---- pages ----------------------------------------------------------------------------------
 
 page& page::say(const language& l, std::string_view key, const vars& v, int indent, int first_indent) {
-  item it{kind::text, l.get(key, v), std::string(key), v, indent, first_indent, {}};
+  item it{kind::text, l.get(key, localized(v, l)), std::string(key), v, indent, first_indent, {}};
   items_.push_back(std::move(it));
   return *this;
 }
@@ -410,7 +456,13 @@ std::string page::render(int width) const {
       case kind::text: out += wrap(it.s, it.indent, width, it.first_indent); break;
       case kind::verbatim: out += it.s + (it.s.ends_with('\n') ? "" : "\n"); break;
       case kind::blank: out += '\n'; break;
-      case kind::table: out += mpq::render(it.t, width); break;
+      case kind::table: {
+        table t = it.t;  // the cells as the language writes numbers (json() keeps them as computed)
+        for (auto& row : t.rows)
+          for (auto& cell : row) cell = localize_number(cell, *lang_);
+        out += mpq::render(t, width);
+        break;
+      }
     }
   }
   return out;

@@ -117,6 +117,15 @@ std::string pad(std::string_view s, int cols);
 /// Pads on the left (right-aligned numbers).
 std::string lpad(std::string_view s, int cols);
 
+/// A number as language l writes it. French: a decimal comma, the integer part in groups of three
+/// digits separated by a narrow no-break space (U+202F) from five digits up to twelve (a longer
+/// exact expansion stays in one piece, so that it can be copied), and a narrow no-break space
+/// before "%": "36.67%" -> "36,67 %", "65504" -> "65 504", "1.0e-04" -> "1,0e-04". English, and text
+/// that is not a plain decimal number ("2^-14", "inf", "fp16"), are returned as they are.
+std::string localize_number(std::string_view s, const language& l);
+/// Every value of v through localize_number.
+vars localized(const vars& v, const language& l);
+
 /// A table laid out at the screen's width: in aligned columns when they fit (each as wide as its
 /// widest cell), otherwise stacked, one block per row: the row's key cells on a line, then one
 /// "heading: value" line per other nonempty cell. Nothing is cut: every cell is shown whole.

@@ -186,7 +186,7 @@ try_outcome q4(const language& l, std::string_view line) {
         lf::status st{};
         const lf::bits_t next = lf::add(f, acc, x, lf::env{}, st);
         if (next == acc) {
-          stall = l.get("try.q4.stall_at", {{"v", lf::to_shortest(f, acc)}, {"k", std::to_string(k)}});
+          stall = l.get("try.q4.stall_at", localized({{"v", lf::to_shortest(f, acc)}, {"k", std::to_string(k)}}, l));
           break;
         }
         acc = next;
@@ -241,10 +241,10 @@ try_outcome q6(const language& l, std::string_view line) {
       while (j + 1 < trajectory.size() && !trajectory[j].grew && !trajectory[j + 1].skipped) ++j;
     const auto& last = trajectory[j];
     std::string event;
-    if (last.skipped) event = l.get("q6.demo.skipped", {{"after", lf::to_shortest(lf::binary32, std::bit_cast<std::uint32_t>(last.scale_after))}});
+    if (last.skipped) event = l.get("q6.demo.skipped", localized({{"after", lf::to_shortest(lf::binary32, std::bit_cast<std::uint32_t>(last.scale_after))}}, l));
     else if (last.grew)
-      event = l.get("q6.demo.grew", {{"interval", std::to_string(o.growth_interval)},
-                                     {"after", lf::to_shortest(lf::binary32, std::bit_cast<std::uint32_t>(last.scale_after))}});
+      event = l.get("q6.demo.grew", localized({{"interval", std::to_string(o.growth_interval)},
+                                     {"after", lf::to_shortest(lf::binary32, std::bit_cast<std::uint32_t>(last.scale_after))}}, l));
     t.rows.push_back({j == i ? std::to_string(trajectory[i].step)
                              : fmt::format("{}-{}", trajectory[i].step, trajectory[j].step),
                       lf::to_shortest(lf::binary32, std::bit_cast<std::uint32_t>(trajectory[i].scale_used)), event});
@@ -269,7 +269,7 @@ try_outcome q8(const language& l, std::string_view line) {
       const lf::bits_t b = lf::convert(f, lf::binary64, std::bit_cast<std::uint64_t>(x), lf::env{}, ignored);
       const lf::fp_class c = lf::classify(f, b);
       const bool nan = c == lf::fp_class::quiet_nan || c == lf::fp_class::signaling_nan;
-      s += (s.empty() ? "" : ", ") + (nan ? l.get("q8.demo.nan") : lf::to_shortest(f, b));
+      s += (s.empty() ? "" : l.raw("list_sep") + " ") + (nan ? l.get("q8.demo.nan") : localize_number(lf::to_shortest(f, b), l));
     }
     return "[" + s + "]";
   };

@@ -131,8 +131,8 @@ page page_q5(const q5_result& r, const language& l) {
   }
   std::vector<std::string> total{l.get("q5.demo.total")};
   for (int k = 0; k < 3; ++k)
-    total.push_back(l.get("q5.demo.total_cell", {{"b", std::to_string(recipes[k]->bytes_per_parameter)},
-                                                 {"gb", gigabytes(recipes[k]->total_bytes, l)}}));
+    total.push_back(l.get("q5.demo.total_cell", localized({{"b", std::to_string(recipes[k]->bytes_per_parameter)},
+                                                 {"gb", gigabytes(recipes[k]->total_bytes, l)}}, l)));
   t.rows.push_back(std::move(total));
   p.add(std::move(t));
   p.say(l, "q5.demo.note", {{"total", std::to_string(r.torch_amp.bytes_per_parameter)}});
@@ -154,7 +154,8 @@ page page_q5(const q5_result& r, const language& l) {
                   {"t32", ms(m.copy_fp32_s)},
                   {"t16", ms(m.copy_fp16_s)},
                   {"x", x}};
-  p.text(l.get("q5.demo.copy", copy) + " " + l.get(versus, {{"x", x}, {"bytes", shortest(lf::binary64, bytes)}}) + " " +
+  p.text(l.get("q5.demo.copy", localized(copy, l)) + " " +
+             l.get(versus, localized({{"x", x}, {"bytes", shortest(lf::binary64, bytes)}}, l)) + " " +
              l.get("q5.demo.copy_why"),
          4, 2, copy);
   p.say(l, "q5.demo.arith",

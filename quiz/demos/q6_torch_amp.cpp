@@ -83,10 +83,10 @@ page page_q6(const q6_result& r, const language& l) {
     const std::string steps = j == i ? std::to_string(t[i].step) : fmt::format("{}-{}", t[i].step, t[j].step);
     std::string event;
     if (t[j].skipped)
-      event = l.get("q6.demo.skipped", {{"after", shortest(lf::binary32, t[j].scale_after)}});
+      event = l.get("q6.demo.skipped", localized({{"after", shortest(lf::binary32, t[j].scale_after)}}, l));
     else if (t[j].grew)
-      event = l.get("q6.demo.grew", {{"interval", std::to_string(r.shown.growth_interval)},
-                                     {"after", shortest(lf::binary32, t[j].scale_after)}});
+      event = l.get("q6.demo.grew", localized({{"interval", std::to_string(r.shown.growth_interval)},
+                                     {"after", shortest(lf::binary32, t[j].scale_after)}}, l));
     tab.rows.push_back({steps, shortest(lf::binary32, t[i].scale_used), shortest(lf::binary16, largest), event});
     i = j + 1;
   }

@@ -94,7 +94,7 @@ page page_q8(const q8_result& r, const language& l) {
       lf::status ignored{};
       const lf::fp_class c = lf::classify(f, lf::convert(f, lf::binary64, std::bit_cast<std::uint64_t>(x), lf::env{}, ignored));
       const bool nan = c == lf::fp_class::quiet_nan || c == lf::fp_class::signaling_nan;
-      s += (s.empty() ? "" : ", ") + (nan ? l.get("q8.demo.nan") : shortest(f, x));
+      s += (s.empty() ? "" : l.raw("list_sep") + " ") + (nan ? l.get("q8.demo.nan") : localize_number(shortest(f, x), l));
     }
     return "[" + s + "]";
   };

@@ -90,8 +90,11 @@ for lang in ("en", "fr"):
 # "t" after each question's demo, in a terminal: the example values of its invitation, then bad
 # input, then an empty line back to the pause. Each question once, in turn in each language and
 # width; the first one in all four.
-TRY = {1: ("1 1e-4", "2^-11"), 2: ("1e-8 1024", "1.025e-05"), 3: ("0.1", "0.0999755859375"), 4: ("4096 1", "2048"),
-       6: ("65536 4 3", "32768"), 7: ("1e-9 1", "1e-09"), 8: ("12", "NaN")}
+# (values typed, then text the result must hold in English and in French: French writes numbers
+# with a decimal comma and groups digits with a narrow no-break space)
+TRY = {1: ("1 1e-4", "2^-11", "2^-11"), 2: ("1e-8 1024", "1.025e-05", "1,025e-05"),
+       3: ("0.1", "0.0999755859375", "0,0999755859375"), 4: ("4096 1", "2048", "2048"),
+       6: ("65536 4 3", "32768", "32\u202f768"), 7: ("1e-9 1", "1e-09", "1e-09"), 8: ("12", "NaN", "NaN")}
 BAD = {"en": "Not understood: 'zzz'.", "fr": "Pas compris : 'zzz'."}
 BACK = {"en": "an empty line goes back to the quiz", "fr": "une ligne vide revient au quiz"}
 runs = [(1, "en", 40), (1, "en", 80), (1, "fr", 40), (1, "fr", 80)]
@@ -100,7 +103,8 @@ for i, n in enumerate([2, 3, 4, 6, 7, 8]):
 for n, lang, width in runs:
     name = f"try{n}{lang}{width}"
     where = f"try it, question {n}, {lang}, {width} columns"
-    values, expect = TRY[n]
+    values, expect_en, expect_fr = TRY[n]
+    expect = expect_en if lang == "en" else expect_fr
     cmd = f"'{QUIZ}' --lang {lang} --question {n}; echo quiz-exit=$?; sleep 30"
     tmux("new-session", "-d", "-s", name, "-x", str(width), "-y", "24", "-e", "LANG=C.UTF-8", "-e", "LC_ALL=C.UTF-8", cmd)
     ok = wait_for(name, TEXT[lang]["prompt"]) is not None

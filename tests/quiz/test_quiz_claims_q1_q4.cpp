@@ -39,7 +39,19 @@ h16 h(double x) { return static_cast<h16>(x); }
 
 /// The text with every run of whitespace (newlines of the word wrap, no-break spaces) made one
 /// space: sentences can then be matched whatever the wrapping.
+/// French number typography undone (quiz/text.cpp localize_number): the narrow no-break spaces
+/// of digit groups and before '%' dropped, a decimal comma between digits made a point, so the
+/// same number patterns read both languages.
+std::string unlocalize(std::string s) {
+  for (std::size_t i = 0; (i = s.find("\u202f", i)) != std::string::npos;) s.erase(i, 3);
+  for (std::size_t i = 1; i + 1 < s.size(); ++i)
+    if (s[i] == ',' && std::isdigit(static_cast<unsigned char>(s[i - 1])) && std::isdigit(static_cast<unsigned char>(s[i + 1])))
+      s[i] = '.';
+  return s;
+}
+
 std::string flat(std::string s) {
+  s = unlocalize(std::move(s));
   for (std::size_t i = 0; (i = s.find("\u00a0", i)) != std::string::npos;) s.replace(i, 2, " ");
   std::string out;
   for (const char c : s) {
@@ -50,7 +62,8 @@ std::string flat(std::string s) {
   return out;
 }
 
-std::vector<std::string> lines_of(const std::string& s) {
+std::vector<std::string> lines_of(const std::string& raw) {
+  const std::string s = unlocalize(raw);
   std::vector<std::string> out;
   std::size_t start = 0;
   for (std::size_t nl; (nl = s.find('\n', start)) != std::string::npos; start = nl + 1) out.push_back(s.substr(start, nl - start));
@@ -376,7 +389,7 @@ TEST_CASE("Q2 claims: what rounds to zero in fp16, the window sentence, and the 
     CHECK(num(e[2]) == sub);
     CHECK(num(e[3]) == half);
 
-    const std::string raw = demo::show_q2(r, *p.l);
+    const std::string raw = unlocalize(demo::show_q2(r, *p.l));
     const std::string t = flat(raw);
     const auto w = match(t, p.window);
     CHECK(num(w[0]) == sub);
@@ -485,7 +498,7 @@ TEST_CASE("Q3 claims: each converted sample's stored value and relative error, a
   const demo::q3_result r = demo::run_q3();
   for (const auto& lang : langs) {
     CAPTURE(lang.l->code());
-    const std::string raw = demo::show_q3(r, *lang.l);
+    const std::string raw = unlocalize(demo::show_q3(r, *lang.l));
     // The rows "value format shortest [(note)] stored error", the value only on a sample's first row.
     const std::regex row(R"(^  (\S+)?\s+(fp16|bf16|fp32)\s+(\S+)(?: \([^)]*\))?\s+(\S+)\s+(\S+)$)");
     int rows = 0;
@@ -660,7 +673,7 @@ TEST_CASE("Q4 claims: each model's error split into its inputs and its products 
   };
   for (const auto& lang : langs) {
     CAPTURE(lang.l->code());
-    const std::string raw = demo::show_q4(r, *lang.l);
+    const std::string raw = unlocalize(demo::show_q4(r, *lang.l));
     // The results table: each model's value (its shortest text read back) and |relative error|.
     for (const model& m : models) {
       const auto row = match(raw, "\n  " + m.name + "  [^\n]*?  (\\S+) +(\\S+)\n");

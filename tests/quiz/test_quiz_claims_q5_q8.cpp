@@ -36,7 +36,19 @@ const language& lang(const char* code) {
 
 /// The text with its line breaks and indentation folded into single spaces, and no-break spaces
 /// made plain spaces: a wrapped paragraph becomes one line that a sentence can be searched in.
-std::string flat(const std::string& text) {
+/// French number typography undone (quiz/text.cpp localize_number): the narrow no-break spaces
+/// of digit groups and before '%' dropped, a decimal comma between digits made a point, so the
+/// same number patterns read both languages.
+std::string unlocalize(std::string s) {
+  for (std::size_t i = 0; (i = s.find("\u202f", i)) != std::string::npos;) s.erase(i, 3);
+  for (std::size_t i = 1; i + 1 < s.size(); ++i)
+    if (s[i] == ',' && std::isdigit(static_cast<unsigned char>(s[i - 1])) && std::isdigit(static_cast<unsigned char>(s[i + 1])))
+      s[i] = '.';
+  return s;
+}
+
+std::string flat(const std::string& raw) {
+  const std::string text = unlocalize(raw);
   std::string out;
   bool space = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -62,7 +74,8 @@ std::string text_or_empty(const language& l, const std::string& key, const vars&
   return l.has(key) ? l.get(key, v) : std::string();
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> lines_of(const std::string& raw) {
+  const std::string text = unlocalize(raw);
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -145,7 +158,7 @@ TEST_CASE("Q5 claim: bytes per parameter of fp32, torch.amp and apex O2-style tr
   for (const char* code : {"en", "fr"}) {
     CAPTURE(code);
     const language& l = lang(code);
-    const std::string text = demo::show(5, l, demo::default_seed, false);
+    const std::string text = unlocalize(demo::show(5, l, demo::default_seed, false));
     const std::vector<std::string> lines = lines_of(text);
     auto find_row = [&](const std::string& label) -> std::vector<std::string> {
       for (const std::string& line : lines) {
@@ -346,7 +359,7 @@ TEST_CASE("Q6 claim: every printed GradScaler event follows from gradients x sca
     for (const std::uint64_t seed : {demo::default_seed, std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{12345}}) {
       CAPTURE(code);
       CAPTURE(seed);
-      const std::string text = demo::show(6, l, seed, false);
+      const std::string text = unlocalize(demo::show(6, l, seed, false));
       const std::string f = flat(text);
       CAPTURE(f);
       // The recipe as printed (both languages carry the same numbers in the same order).
@@ -535,7 +548,7 @@ std::vector<double> list_after(const std::string& text, const std::string& key) 
   std::vector<double> out;
   std::string item;
   for (std::size_t i = open + 1; i <= close; ++i) {
-    if (text[i] == ',' || text[i] == ']') {
+    if (text[i] == ',' || text[i] == ';' || text[i] == ']') {  // (French lists: ';')
       while (!item.empty() && item.front() == ' ') item.erase(0, 1);
       out.push_back(item == "NaN" ? NAN : item == "inf" ? INFINITY : std::stod(item));
       item.clear();
@@ -580,7 +593,7 @@ TEST_CASE("Q8 claim: exp(x) rounds to inf in fp16 from ln(65520), inf/inf prints
   for (const char* code : {"en", "fr"}) {
     CAPTURE(code);
     const language& l = lang(code);
-    const std::string raw = demo::show(8, l, demo::default_seed, false);
+    const std::string raw = unlocalize(demo::show(8, l, demo::default_seed, false));
     const std::string text = flat(raw);
     CAPTURE(text);
     // No "-nan": inf/inf's default NaN has its sign bit set (x86, and libfloat), which a NaN's

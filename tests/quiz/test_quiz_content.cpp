@@ -238,6 +238,24 @@ TEST_CASE("page::json: text with its key and values (numbers as JSON numbers), c
   CHECK(q.json().find("[[\"01\"], [\"+1\"], [\"inf\"], [\"1.\"], [\".5\"], [\"1e\"]]") != std::string::npos);
 }
 
+TEST_CASE("numbers in French: decimal comma, digits grouped by a narrow no-break space, a space before %") {
+  const language& fr = *find_language("fr");
+  const language& en = *find_language("en");
+  const std::string thin = "\u202f";
+  CHECK(localize_number("36.67%", fr) == "36,67" + thin + "%");
+  CHECK(localize_number("65504", fr) == "65" + thin + "504");
+  CHECK(localize_number("1000000000", fr) == "1" + thin + "000" + thin + "000" + thin + "000");
+  CHECK(localize_number("2048", fr) == "2048");  // four digits stay together
+  CHECK(localize_number("-7.0e-02", fr) == "-7,0e-02");
+  CHECK(localize_number("+1.4e-07", fr) == "+1,4e-07");
+  CHECK(localize_number("100.0213623046875", fr) == "100,0213623046875");
+  CHECK(localize_number("300405527047390987276260395623357874176", fr) == "300405527047390987276260395623357874176");
+  for (const char* kept : {"2^-14", "inf", "NaN", "fp16", "1.", ".5", "1e", "4 B (fp32)", "-", ""})
+    CHECK(localize_number(kept, fr) == kept);
+  CHECK(localize_number("36.67%", en) == "36.67%");
+  CHECK(localized({{"a", "0.5"}, {"b", "x"}}, fr) == vars{{"a", "0,5"}, {"b", "x"}});
+}
+
 TEST_CASE("the screen width: at least 40 columns; a scope restores it") {
   const int before = screen_width();
   {
