@@ -128,7 +128,15 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : exit_usage;
+    // --help, --version, and in English CLI11's own messages; in French the same facts in French
+    // (the arguments it names are kept as typed).
+    if (e.get_exit_code() == 0 || ui.code() == "en") return app.exit(e) == 0 ? 0 : exit_usage;
+    const std::string what = e.what();
+    const std::size_t colon = what.find(": ");
+    const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) return usage_error(say("err.unexpected", {{"args", detail}}));
+    if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) return usage_error(say("err.conversion", {{"what", detail}}));
+    return usage_error(say("err.cli", {{"what", what}}));
   }
 
   if (!guide_update.empty()) return guide(guide_update, true);

@@ -267,6 +267,8 @@ for args, needle in [
     (["--lang", "fr", "--guide", "x"], "n'est pas une section du guide"),
     (["--lang", "fr", "--color", "x"], "n'est pas accepté"),
     (["--answers", "A"], "has 1 answer; 8 expected"),
+    (["--lang", "fr", "--frobnicate"], "argument(s) inattendu(s)\u00a0: --frobnicate (--help liste les options)"),
+    (["--lang", "fr", "--question", "x"], "valeur du mauvais type\u00a0: --question = x"),
 ]:
     rc, out, err = run(args)
     check(rc == 2 and needle in err, f"{' '.join(args)}: exit 2 and '{needle}' (got {rc}: {err.strip()})")
