@@ -25,6 +25,7 @@
 #include "demos/demos.hpp"
 #include "demos/facts.hpp"
 #include "../support/oracle.hpp"
+#include "unlocalize.hpp"
 
 using namespace mpq;
 using boost::multiprecision::cpp_int;
@@ -39,17 +40,6 @@ h16 h(double x) { return static_cast<h16>(x); }
 
 /// The text with every run of whitespace (newlines of the word wrap, no-break spaces) made one
 /// space: sentences can then be matched whatever the wrapping.
-/// French number typography undone (quiz/text.cpp localize_number): the narrow no-break spaces
-/// of digit groups and before '%' dropped, a decimal comma between digits made a point, so the
-/// same number patterns read both languages.
-std::string unlocalize(std::string s) {
-  for (std::size_t i = 0; (i = s.find("\u202f", i)) != std::string::npos;) s.erase(i, 3);
-  for (std::size_t i = 1; i + 1 < s.size(); ++i)
-    if (s[i] == ',' && std::isdigit(static_cast<unsigned char>(s[i - 1])) && std::isdigit(static_cast<unsigned char>(s[i + 1])))
-      s[i] = '.';
-  return s;
-}
-
 std::string flat(std::string s) {
   s = unlocalize(std::move(s));
   for (std::size_t i = 0; (i = s.find("\u00a0", i)) != std::string::npos;) s.replace(i, 2, " ");

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "unlocalize.hpp"
 #include "demos/demos.hpp"
 #include "demos/facts.hpp"
 #include "../support/oracle.hpp"
@@ -36,17 +37,6 @@ const language& lang(const char* code) {
 
 /// The text with its line breaks and indentation folded into single spaces, and no-break spaces
 /// made plain spaces: a wrapped paragraph becomes one line that a sentence can be searched in.
-/// French number typography undone (quiz/text.cpp localize_number): the narrow no-break spaces
-/// of digit groups and before '%' dropped, a decimal comma between digits made a point, so the
-/// same number patterns read both languages.
-std::string unlocalize(std::string s) {
-  for (std::size_t i = 0; (i = s.find("\u202f", i)) != std::string::npos;) s.erase(i, 3);
-  for (std::size_t i = 1; i + 1 < s.size(); ++i)
-    if (s[i] == ',' && std::isdigit(static_cast<unsigned char>(s[i - 1])) && std::isdigit(static_cast<unsigned char>(s[i + 1])))
-      s[i] = '.';
-  return s;
-}
-
 std::string flat(const std::string& raw) {
   const std::string text = unlocalize(raw);
   std::string out;
