@@ -60,7 +60,7 @@ if ! "$cxx" -fsanitize=fuzzer,address,undefined "$probe.cpp" -o "$probe" 2> "$pr
   exit 2
 fi
 
-cxxflags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+cxxflags=(-std=c++20 -O1 -gline-tables-only -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
           -fno-omit-frame-pointer -I"$root/libfloat/include" -I"$root/tools" -I"$root/tools/floatlab")
 
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
