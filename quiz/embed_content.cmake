@@ -1,6 +1,7 @@
 # cmake -DOUTPUT=<header> -DCONTENT_DIR=<quiz/content> -DGUIDE_DIR=<docs/guide> -P embed_content.cmake
 #
-# Writes a header with each language file (<lang>.txt in CONTENT_DIR) as a std::string_view (mpq::embedded::content_<lang>)
+# Writes a header with each language file (<lang>.txt in CONTENT_DIR, followed by the hard level's
+# files of that language, CONTENT_DIR/hard/*.<lang>.txt in name order) as a std::string_view (mpq::embedded::content_<lang>)
 # and each guide (<lang>.md in GUIDE_DIR) as mpq::embedded::guide_<lang>, so the quiz needs nothing from the source
 # tree at run time (--guide prints the installed copy).
 set(_out "// Generated from quiz/content/*.txt by quiz/embed_content.cmake. Do not edit.\n#pragma once\n#include <string_view>\nnamespace mpq::embedded {\n")
@@ -16,6 +17,14 @@ foreach(_in IN LISTS _inputs _guides)
     set(_name guide)
   endif()
   file(READ "${_in}" _text)
+  if(_name STREQUAL "content")
+    file(GLOB _hard "${CONTENT_DIR}/hard/*.${_lang}.txt")
+    list(SORT _hard)
+    foreach(_h IN LISTS _hard)
+      file(READ "${_h}" _more)
+      string(APPEND _text "\n${_more}")
+    endforeach()
+  endif()
   string(FIND "${_text}" ")lfq\"" _bad)
   if(NOT _bad EQUAL -1)
     message(FATAL_ERROR "${_in}: contains the raw-string delimiter )lfq\"")

@@ -1,5 +1,5 @@
-// mixed-precision-quiz: the 8 questions of the mixed-precision training quiz, each answered by a
-// live libfloat computation. This file parses the command line; runner.cpp has the screens,
+// mixed-precision-quiz: the 8 questions of the mixed-precision training quiz (and 8 more at
+// --level hard), each answered by a live libfloat computation. This file parses the command line; runner.cpp has the screens,
 // demos/ one demonstration per question, content/ the text in each language.
 #include <cerrno>
 #include <cstdio>
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   app.get_formatter()->label("Usage", say("help.usage"));
   app.get_formatter()->label("OPTIONS", say("help.options"));
 
-  std::string lang, color = "auto", answers;
+  std::string lang, color = "auto", answers, level_option = "medium";
   std::uint64_t seed = mpq::demo::default_seed;
   int question = 0;
   bool preview = false, reveal = false, no_demo = false, shuffle = false, json = false, no_pause = false;
@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   app.add_flag("--preview", preview, say("help.preview"));
   app.add_flag("--reveal", reveal, say("help.reveal"));
   app.add_option("--answers", answers, say("help.answers"))->type_name("ABCD...");
+  app.add_option("--level", level_option, say("help.level"))->type_name("LEVEL")->capture_default_str();
   app.add_option("--question", question, say("help.question"))->type_name("N");
   app.add_flag("--no-demo", no_demo, say("help.no_demo"));
   app.add_option("--seed", seed, say("help.seed"))->type_name("N")->capture_default_str();
@@ -155,6 +156,8 @@ int main(int argc, char** argv) {
   if (app.count("--question") && (question < 1 || question > mpq::question_count))
     return usage_error(
         say("err.question", {{"value", std::to_string(question)}, {"max", std::to_string(mpq::question_count)}}));
+  if (level_option == "hard") o.level = mpq::level::hard;
+  else if (level_option != "medium") return usage_error(say("err.level", {{"value", level_option}}));
   if (preview + reveal + (app.count("--answers") > 0) > 1)
     return usage_error(say("err.alternatives"));
   o.seed = seed;

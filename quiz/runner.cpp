@@ -57,12 +57,21 @@ void put(const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
 }
 
-std::string total_str() { return std::to_string(question_count); }
+/// The questions of the quiz being taken: 8 at the medium level, 16 at the hard level (questions are
+/// numbered through both levels, so --question 12 and --guide 12 name the same one).
+int total_of(const run_options& o) { return level_last(o.only_question != 0 ? level_of(o.only_question) : o.level); }
+std::string total_str(const run_options& o) { return std::to_string(total_of(o)); }
+/// The level's name in the language ("Medium", "Hard").
+std::string level_text(const run_options& o) {
+  const level v = o.only_question != 0 ? level_of(o.only_question) : o.level;
+  return o.lang->get(std::string("level.") + level_name(v));
+}
 
 std::string header(const run_options& o) {
   const language& l = *o.lang;
-  std::string out = styled(o.colors.bold, o.colors.reset, l.get("title") + " · " + l.get("level"));
-  out += wrap(fill(l.raw("intro"), l));
+  std::string out = styled(o.colors.bold, o.colors.reset, l.get("title") + " · " + level_text(o));
+  const level v = o.only_question != 0 ? level_of(o.only_question) : o.level;
+  out += wrap(fill(l.raw(v == level::hard ? "intro_hard" : "intro"), l));
   out += wrap(l.get("guide_intro", {{"file", l.guide_file()}}));
   if (o.shuffle) out += wrap(l.get("shuffled", {{"seed", std::to_string(o.seed)}}));
   return out + '\n';
@@ -72,7 +81,7 @@ std::string question_block(const run_options& o, const question& q, const std::a
   const language& l = *o.lang;
   // (wrapped before the colours go in: escape sequences take no columns)
   std::string out = o.colors.bold + o.colors.cyan;
-  out += wrap(l.get("question_of", {{"n", std::to_string(q.number)}, {"total", total_str()}}) + " · " + q.topic, 0,
+  out += wrap(l.get("question_of", {{"n", std::to_string(q.number)}, {"total", total_str(o)}}) + " · " + q.topic, 0,
               screen_width(), 0);
   out.insert(out.size() - 1, o.colors.reset);
   out += wrap(fill(q.text, l));
@@ -136,7 +145,7 @@ int parse_answer(std::string_view s) {
 std::vector<int> questions_asked(const run_options& o) {
   if (o.only_question != 0) return {o.only_question};
   std::vector<int> all;
-  for (int n = 1; n <= question_count; ++n) all.push_back(n);
+  for (int n = level_first(o.level); n <= level_last(o.level); ++n) all.push_back(n);
   return all;
 }
 
@@ -263,9 +272,9 @@ int run_quiz(const run_options& o, std::istream& in) {
   for (const record& r : results) score += r.correct ? 1 : 0;
   const bool complete = results.size() == asked.size();
   if (o.json) {
-    std::string j = fmt::format("{{\"lang\": {}, \"seed\": {}, \"shuffle\": {}, \"total\": {}, \"asked\": {}, "
+    std::string j = fmt::format("{{\"lang\": {}, \"level\": \"{}\", \"seed\": {}, \"shuffle\": {}, \"total\": {}, \"asked\": {}, "
                                 "\"answered\": {}, \"score\": {}, \"complete\": {}, \"questions\": [",
-                                json_string(l.code()), o.seed, o.shuffle, question_count, asked.size(), results.size(),
+                                json_string(l.code()), level_name(o.only_question != 0 ? level_of(o.only_question) : o.level), o.seed, o.shuffle, total_of(o), asked.size(), results.size(),
                                 score, complete);
     std::string missed;
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -305,7 +314,7 @@ int run_preview(const run_options& o) {
   const language& l = *o.lang;
   if (o.json) {
     std::string j = fmt::format("{{\"lang\": {}, \"title\": {}, \"level\": {}, \"questions\": [", json_string(l.code()),
-                                json_string(l.get("title")), json_string(l.get("level")));
+                                json_string(l.get("title")), json_string(level_text(o)));
     bool first = true;
     for (const int n : questions_asked(o)) {
       const question& q = l.questions()[static_cast<std::size_t>(n - 1)];
@@ -321,7 +330,7 @@ int run_preview(const run_options& o) {
     return 0;
   }
   put(header(o));
-  put(wrap(l.get("preview_note", {{"total", total_str()}})) + '\n');
+  put(wrap(l.get("preview_note", {{"total", std::to_string(questions_asked(o).size())}})) + '\n');
   for (const int n : questions_asked(o)) {
     const question& q = l.questions()[static_cast<std::size_t>(n - 1)];
     put(question_block(o, q, option_order(o.seed, n, o.shuffle)) + '\n');
@@ -333,7 +342,7 @@ int run_reveal(const run_options& o) {
   const language& l = *o.lang;
   if (o.json) {
     std::string j = fmt::format("{{\"lang\": {}, \"title\": {}, \"level\": {}, \"seed\": {}, \"questions\": [",
-                                json_string(l.code()), json_string(l.get("title")), json_string(l.get("level")), o.seed);
+                                json_string(l.code()), json_string(l.get("title")), json_string(level_text(o)), o.seed);
     bool first = true;
     for (const int n : questions_asked(o)) {
       const question& q = l.questions()[static_cast<std::size_t>(n - 1)];
@@ -495,13 +504,16 @@ std::optional<std::string> generated_block(const std::string& marker, const lang
   const std::string begin = "<!-- generated: ";
   const std::size_t close = marker.find(" -->");
   const std::string spec = marker.substr(begin.size(), close == std::string::npos ? std::string::npos : close - begin.size());
-  if (spec.size() == 2 && spec[0] == 'q' && spec[1] >= '1' && spec[1] < '1' + question_count)
-    return demo::show(spec[1] - '0', l, demo::default_seed, false);
-  if (spec.rfind("try ", 0) == 0 && spec.size() > 4 && spec[4] >= '1' && spec[4] < '1' + question_count &&
-      has_try(spec[4] - '0')) {
-    const int n = spec[4] - '0';
+  if (spec.size() >= 2 && spec[0] == 'q')
+    if (const auto n = question_number(std::string_view(spec).substr(1))) return demo::show(*n, l, demo::default_seed, false);
+  const std::size_t try_end = spec.find(' ', 4);  // "try N VALUES | VALUES"
+  const auto try_n = spec.rfind("try ", 0) == 0
+                         ? question_number(std::string_view(spec).substr(4, try_end == std::string::npos ? std::string::npos : try_end - 4))
+                         : std::nullopt;
+  if (try_n && has_try(*try_n)) {
+    const int n = *try_n;
     std::string out = wrap(l.get("try.q" + std::to_string(n) + ".intro"));
-    std::string inputs = spec.size() > 6 ? spec.substr(6) : "";
+    std::string inputs = try_end == std::string::npos ? "" : spec.substr(try_end + 1);
     std::size_t start = 0;
     while (start <= inputs.size()) {  // inputs separated by " | "
       const std::size_t bar = inputs.find(" | ", start);
@@ -516,7 +528,7 @@ std::optional<std::string> generated_block(const std::string& marker, const lang
   }
   if (line_no == 0) return std::nullopt;
   throw std::runtime_error("line " + std::to_string(line_no) + ": unknown generated block '" + spec +
-                           "' (accepted: q1 to q8, or try N VALUES | VALUES for a question with try it)");
+                           "' (accepted: q1 to q16, or try N VALUES | VALUES for a question with try it)");
 }
 
 std::vector<std::string> guide_sections(const language& l) {
@@ -536,8 +548,7 @@ int run_guide(const run_options& o, std::string_view topic) {
   }
   // A question number names its section; otherwise the section's own name.
   std::string name(topic);
-  if (topic.size() == 1 && topic[0] >= '1' && topic[0] < '1' + question_count)
-    name = l.questions()[static_cast<std::size_t>(topic[0] - '1')].guide;
+  if (const auto n = question_number(topic)) name = l.questions()[static_cast<std::size_t>(*n - 1)].guide;
   const std::string open = std::string(anchor_open) + name + "\"";
   std::size_t first = g.size();
   for (std::size_t i = 0; i < g.size(); ++i)
@@ -547,7 +558,7 @@ int run_guide(const run_options& o, std::string_view topic) {
     for (const std::string& s : guide_sections(l)) names += (names.empty() ? "" : ", ") + s;
     std::fflush(stdout);
     std::fprintf(stderr, "mixed-precision-quiz: %s\n",
-                 l.get("err.guide_topic", {{"value", std::string(topic)}, {"max", total_str()}, {"names", names}}).c_str());
+                 l.get("err.guide_topic", {{"value", std::string(topic)}, {"max", std::to_string(question_count)}, {"names", names}}).c_str());
     return 2;
   }
   // The section ends at the next section or the next heading of its level or above.

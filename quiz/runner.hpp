@@ -26,7 +26,8 @@ struct run_options {
   bool shuffle = false;
   bool demos = true;
   bool json = false;
-  int only_question = 0;                  ///< 0: all eight
+  mpq::level level = mpq::level::medium;  ///< --level: the questions asked when --question is not given
+  int only_question = 0;                  ///< 0: every question of the level
   std::optional<std::string> answers;     ///< --answers, validated: one of A-D/1-4 per question asked
   palette colors;
   bool echo_answers = false;              ///< stdin is not a terminal: show what was read after the prompt
@@ -42,7 +43,7 @@ std::array<int, option_count> option_order(std::uint64_t seed, int n, bool shuff
 /// "q"/"Q" (or "quit") -> -2; anything else -> -1.
 int parse_answer(std::string_view s);
 
-/// The questions asked, in order (all, or the one of --question).
+/// The questions asked, in order (the level's, or the one of --question).
 std::vector<int> questions_asked(const run_options& o);
 
 /// Invalid answers in a row after which a quiz reading input that is not a terminal stops (exit 2).
@@ -60,7 +61,7 @@ int run_reveal(const run_options& o);
 std::vector<std::string> guide_sections(const language& l);
 /// --guide [topic]: the guide in the quiz's language, laid out at the screen width (paragraphs
 /// rewrapped, Markdown marks dropped, each generated block recomputed at that width): the section
-/// of `topic` (a question number 1-8 or a section name), or all of it when topic is empty.
+/// of `topic` (a question number 1-16 or a section name), or all of it when topic is empty.
 /// Returns 0, or 2 after a message on stderr naming the accepted topics.
 int run_guide(const run_options& o, std::string_view topic);
 

@@ -76,6 +76,17 @@ language language::parse(std::string_view code, std::string_view content) {
   return lang;
 }
 
+std::optional<int> question_number(std::string_view s) {
+  if (s.empty() || s.size() > 2) return std::nullopt;
+  int n = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (n < 1 || n > question_count) return std::nullopt;
+  return n;
+}
+
 const std::string& language::raw(std::string_view key) const {
   const auto it = strings_.find(key);
   if (it == strings_.end()) throw std::out_of_range("quiz text '" + std::string(key) + "' missing in language " + code_);

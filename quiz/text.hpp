@@ -22,8 +22,20 @@
 
 namespace mpq {
 
-inline constexpr int question_count = 8;
+/// Every question of the quiz: 1-8 are the seed's (level medium), 9-16 the hard level's.
+inline constexpr int question_count = 16;
 inline constexpr int option_count = 4;
+/// The levels: medium asks the seed's 8 questions (1-8), hard the 8 beyond it (9-16), in the same
+/// form (quiz/content/hard/).
+enum class level { medium, hard };
+inline constexpr int level_first(level v) { return v == level::medium ? 1 : 9; }
+inline constexpr int level_last(level v) { return v == level::medium ? 8 : 16; }
+/// The level question n belongs to.
+inline constexpr level level_of(int n) { return n <= 8 ? level::medium : level::hard; }
+/// "medium", "hard": what --level accepts (its language key is "level.<name>").
+inline constexpr const char* level_name(level v) { return v == level::medium ? "medium" : "hard"; }
+/// A question number written in decimal digits only ("12"), in 1..question_count; nullopt otherwise.
+std::optional<int> question_number(std::string_view s);
 /// The terminal widths the quiz lays out for: at least min_columns; default_columns when the
 /// output is not a terminal (a pipe, a file, the guide, the tests).
 inline constexpr int min_columns = 40;
@@ -52,7 +64,7 @@ int detect_columns(bool stdout_is_terminal);
 using vars = std::map<std::string, std::string, std::less<>>;
 
 struct question {
-  int number = 0;                              ///< 1..8
+  int number = 0;                              ///< 1..16
   std::string topic;                           ///< short title, e.g. "Master weights"
   std::string guide;                           ///< guide section anchor, e.g. "master-weights"
   std::string text;                            ///< the question

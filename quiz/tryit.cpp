@@ -11,16 +11,11 @@
 #include <libfloat/training.hpp>
 
 #include "demos/demos.hpp"
+#include "demos/hard/hard.hpp"
 
 namespace mpq {
 
-namespace {
-
-struct named_format {
-  const char* name;
-  lf::format fmt;
-};
-constexpr named_format fp16_bf16_fp32[] = {{"fp16", lf::binary16}, {"bf16", lf::bfloat16}, {"fp32", lf::binary32}};
+namespace tryit {
 
 /// The input split into numbers: `count` of them, each a decimal that binary64 holds as a finite
 /// value (the text kept, for parsing into each format). Empty on any error.
@@ -69,6 +64,18 @@ try_outcome failure(const language& l, int n, std::string_view line) {
   while (!input.empty() && (input.back() == '\r' || input.back() == ' ')) input.pop_back();
   return {false, std::nullopt, l.get("try.bad", {{"input", input}}) + " " + l.get("try.q" + std::to_string(n) + ".form")};
 }
+
+}  // namespace tryit
+
+namespace {
+
+using namespace tryit;
+
+struct named_format {
+  const char* name;
+  lf::format fmt;
+};
+constexpr named_format fp16_bf16_fp32[] = {{"fp16", lf::binary16}, {"bf16", lf::bfloat16}, {"fp32", lf::binary32}};
 
 // ---- Q1: a weight and an update ---------------------------------------------------------------
 try_outcome q1(const language& l, std::string_view line) {
@@ -296,7 +303,7 @@ try_outcome q8(const language& l, std::string_view line) {
 
 }  // namespace
 
-bool has_try(int n) { return n >= 1 && n <= question_count && n != 5; }
+bool has_try(int n) { return n >= 1 && n <= question_count && n != 5; }  // every hard question has one
 
 try_outcome try_it(int n, const language& l, std::string_view line) {
   switch (n) {
@@ -307,7 +314,9 @@ try_outcome try_it(int n, const language& l, std::string_view line) {
     case 4: return q4(l, line);
     case 6: return q6(l, line);
     case 8: return q8(l, line);
-    default: return {false, std::nullopt, {}};
+    default:
+      if (n >= level_first(level::hard) && n <= question_count) return demo::hard_try(n, l, line);
+      return {false, std::nullopt, {}};
   }
 }
 

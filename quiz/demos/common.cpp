@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "demos.hpp"
+#include "hard/hard.hpp"
 
 namespace mpq::demo {
 
@@ -78,7 +79,9 @@ page show_page(int n, const language& l, std::uint64_t seed, bool live) {
     case 6: return page_q6(run_q6(seed), l);
     case 7: return page_q7(run_q7(seed), l);
     case 8: return page_q8(run_q8(), l);
-    default: throw std::out_of_range("no demo for question " + std::to_string(n));
+    default:
+      if (n >= level_first(level::hard) && n <= question_count) return hard_page(n, l, seed);
+      throw std::out_of_range("no demo for question " + std::to_string(n));
   }
 }
 

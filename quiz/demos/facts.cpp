@@ -6,6 +6,7 @@
 
 #include "demos.hpp"
 #include "facts.hpp"
+#include "hard/hard.hpp"
 
 namespace mpq::demo {
 
@@ -62,6 +63,7 @@ const vars& facts() {
     v["exp_max"] = fmt::format("{:.4f}", std::log(static_cast<double>(h::max())));
     // Q5's copy: the ratio of the bytes of an fp32 and an fp16 array of the same length.
     v["copy_bytes_ratio"] = shortest(lf::binary64, static_cast<double>(lf::binary32.bits()) / lf::binary16.bits());
+    hard_facts(v);  // questions 9-16
     return v;
   }();
   return f;

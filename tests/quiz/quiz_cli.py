@@ -147,6 +147,38 @@ for lang in ("en", "fr"):
     check(len(p["questions"]) == 8 and all(len(q["options"]) == 4 and "answer" not in q for q in p["questions"]),
           f"{lang}: --preview --json structure")
 
+# ---- --level hard: questions 9-16, in the same form -------------------------------------------------
+ref_hard = {}
+for lang in ("en", "fr"):
+    rc, out, err = run(["--level", "hard", "--reveal", "--json", "--no-demo", "--lang", lang])
+    check(rc == 0, f"{lang}: --level hard --reveal --json exits 0 ({err})")
+    r = ref_hard[lang] = json.loads(out)
+    check([q["number"] for q in r["questions"]] == list(range(9, 17)), f"{lang}: --level hard asks questions 9 to 16")
+    for q in r["questions"]:
+        check(len(q["options"]) == 4 and all(q["options"]) and q["explanation"], f"{lang} Q{q['number']}: 4 options, an explanation")
+        check(sorted(q["why_not"]) == sorted(set("ABCD") - {q["answer"]}), f"{lang} Q{q['number']}: why_not for each wrong option")
+    rc, out, err = run(["--level", "hard", "--preview", "--lang", lang])
+    plain = out.replace("\u00a0", " ")
+    check(rc == 0 and len(re.findall(r"^Question (9|1[0-6]) (of|sur) 16", plain, re.M)) == 8, f"{lang}: --level hard --preview lists 8 questions")
+    for width in (40, 80):
+        rc, out, err = run(["--level", "hard", "--reveal", "--lang", lang, "--width", str(width)])
+        long = [l for l in out.split("\n") if len(l) > width]
+        check(rc == 0 and not long, f"{lang}: --level hard --reveal with demos fits {width} columns: {long[:2]}")
+        check(out.count("libfloat") >= 8, f"{lang}: --level hard: a demo after each question")
+HARD = "".join(q["answer"] for q in ref_hard["en"]["questions"])
+check(HARD == "".join(q["answer"] for q in ref_hard["fr"]["questions"]), "hard level: the same answers in en and fr")
+rc, out, err = run(["--level", "hard", "--answers", HARD, "--json"])
+j = json.loads(out)
+check(rc == 0 and j["level"] == "hard" and j["total"] == 16 and j["asked"] == 8 and j["score"] == 8, "--level hard --json: 8/8 of 16")
+rc, out, err = run(["--answers", ANSWERS, "--json"])
+check(json.loads(out)["level"] == "medium" and json.loads(out)["total"] == 8, "default level: medium, 8 questions")
+rc, out, err = run(["--question", "12", "--answers", HARD[3], "--no-demo"])
+check(rc == 0 and "Question 12 of 16" in out and SCORE["en"].format(1, 1) in out, "--question 12 asks a hard question")
+rc, out, err = run(["--level", "expert"])
+check(rc == 2 and "medium, hard" in err and "'expert'" in err, "--level expert: exit 2, naming the accepted levels")
+rc, out, err = run(["--level", "expert", "--lang", "fr"])
+check(rc == 2 and "n'est pas un niveau" in err, "--level in French")
+
 # ---- --reveal with demos: every demo, in both languages, within 80 columns and 2 seconds -----------
 for lang in ("en", "fr"):
     rc, out, err = run(["--reveal", "--lang", lang])
@@ -208,8 +240,10 @@ rc, out, err = run(["--guide", "1", "--lang", "fr"])
 check(rc == 0 and out.startswith("Poids maîtres") , "--guide in French")
 rc, out, err = run(["--guide"])
 check(rc == 0 and out.count("(question") >= 5 and "<!--" not in out and "](" not in out, "--guide: the whole guide, no Markdown marks")
-rc, out, err = run(["--guide", "9"])
-check(rc == 2 and "1 to 8" in err and "master-weights" in err, "--guide 9: exit 2, naming the accepted topics")
+rc, out, err = run(["--guide", "17"])
+check(rc == 2 and "1 to 16" in err and "master-weights" in err, "--guide 17: exit 2, naming the accepted topics")
+rc, out, err = run(["--guide", "12"])
+check(rc == 0 and "(question 12)" in out.split("\n")[0] and "(question 11)" not in out, "--guide 12: the hard question's section, and only it")
 
 # ---- a full non-interactive run with demos -------------------------------------------------------
 # No timing thresholds here (a loaded machine would make them flaky, and speed is measured in bench/):
@@ -242,8 +276,8 @@ for args, needle in [
     (["--answers", "ABCX"], "'X' at position 4"),
     (["--answers", "ABC"], "8 expected"),
     (["--answers", "AB", "--question", "2"], "1 expected"),
-    (["--question", "9"], "accepted: 1 to 8"),
-    (["--question", "0"], "accepted: 1 to 8"),
+    (["--question", "17"], "accepted: 1 to 16"),
+    (["--question", "0"], "accepted: 1 to 16"),
     (["--lang", "de"], "accepted: en, fr"),
     (["--lang", "de_DE.UTF-8"], "or a locale name such as fr_FR.UTF-8"),
     (["--color", "sometimes"], "accepted: auto, always, never"),
@@ -260,7 +294,7 @@ for args, env in [(["--help", "--lang", "fr"], None), (["--help"], {"LANG": "fr_
     check(rc == 0 and "Exemples" in out and "Affiche cette aide" in out and "Examples:" not in out
           and not wide_lines(out, 79), f"{' '.join(args)} {env or ''}: --help in French, 80 columns")
 for args, needle in [
-    (["--lang", "fr", "--question", "9"], "est hors limites (accepté\u00a0: de 1 à 8)"),
+    (["--lang", "fr", "--question", "17"], "est hors limites (accepté\u00a0: de 1 à 16)"),
     (["--lang", "fr", "--answers", "ABX"], "'X' en position 3 n'est pas une réponse"),
     (["--lang", "fr", "--answers", "A"], "contient 1 réponse\u00a0; il en faut 8"),
     (["--lang", "fr", "--width", "12"], "accepté\u00a0: 40 colonnes ou plus"),

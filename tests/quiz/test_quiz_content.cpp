@@ -25,8 +25,9 @@ std::string read_file(const std::string& path) {
 }
 }  // namespace
 
-TEST_CASE("both languages parse, with 8 questions of 4 options and the original quiz's answers") {
-  const char* answers = "ABCDABCD";  // the original quiz: Q1 A, Q2 B, Q3 C, Q4 D, Q5 A, Q6 B, Q7 C, Q8 D
+TEST_CASE("both languages parse, with 16 questions of 4 options, the original quiz's answers and the hard level's") {
+  // The original quiz: Q1 A, Q2 B, Q3 C, Q4 D, Q5 A, Q6 B, Q7 C, Q8 D; then the hard level, 9-16.
+  const char* answers = "ABCDABCD" "BCACBCBA";
   for (const char* code : {"en", "fr"}) {
     CAPTURE(code);
     const language* l = find_language(code);
@@ -80,7 +81,13 @@ TEST_CASE("no French string is the English one, except terms French ML engineers
       "q6.demo.api3",   "q6.demo.api4",   "q6.demo.api5",        "q6.demo.api7",   "q6.demo.api8",
       "q6.demo.largest", "q6.topic",      "q7.demo.format",      "q8.demo.nan",    "q8.demo.role.scores",
       "q8.topic",       "try.format",     "try.q1.update",       "try.q2.normal",  "try.q2.overflow",
-      "try.q4.bf16",    "try.q4.fp16",    "try.q4.fp32",         "try.q4.kahan",   "try.q4.model"};
+      "try.q4.bf16",    "try.q4.fp16",    "try.q4.fp32",         "try.q4.kahan",   "try.q4.model",
+      // The hard level: Transformer Engine's recipe names and its variable (scale), Python code,
+      // format names, a PyTorch argument, the word accumulation.
+      "q11.demo.group.current", "q11.demo.group.delayed", "q11.demo.head.scale", "try.q11.product",
+      "q12.demo.code1", "q12.demo.code2", "q12.demo.code3", "q12.demo.code4", "q12.demo.code6",
+      "q14.demo.fp32", "q14.demo.kahan", "q14.demo.model", "q14.demo.plain", "q15.demo.interval",
+      "q16.demo.recipe.mxfp8", "q16.demo.recipe.nvfp4"};
   const language& en = *find_language("en");
   const language& fr = *find_language("fr");
   std::set<std::string> same;
@@ -121,8 +128,8 @@ TEST_CASE("the French text is French: entraînement, never the mistranslation 'f
     entrainement = entrainement || v.find("entraînement") != std::string::npos;
   }
   CHECK(entrainement);
-  CHECK(fr.get("level") == "Niveau moyen");
-  CHECK(find_language("en")->get("level") == "Medium");
+  CHECK(fr.get("level.medium") == "Niveau moyen");
+  CHECK(find_language("en")->get("level.medium") == "Medium");
   CHECK(fr.get("question_of", {{"n", "3"}, {"total", "8"}}) == "Question 3 sur 8");
   CHECK(find_language("en")->get("question_of", {{"n", "3"}, {"total", "8"}}) == "Question 3 of 8");
 }
@@ -294,6 +301,6 @@ TEST_CASE("the guide generator: blocks and values are replaced, unknown names ar
   CHECK(out.ends_with("<!-- end generated -->\nend\n"));
   CHECK(regenerate_guide(out, en) == out);  // a fixed point
   CHECK_THROWS_WITH(regenerate_guide("<!--v:nope-->1<!--/v-->\n", en), doctest::Contains("nope"));
-  CHECK_THROWS_WITH(regenerate_guide("<!-- generated: q9 -->\n<!-- end generated -->\n", en), doctest::Contains("q9"));
+  CHECK_THROWS_WITH(regenerate_guide("<!-- generated: q17 -->\n<!-- end generated -->\n", en), doctest::Contains("q17"));
   CHECK_THROWS(regenerate_guide("<!-- generated: q1 -->\n", en));
 }
