@@ -25,7 +25,7 @@
 #include "demos/demos.hpp"
 #include "demos/facts.hpp"
 #include "../support/oracle.hpp"
-#include "unlocalize.hpp"
+#include "claims_text.hpp"
 
 using namespace mpq;
 using boost::multiprecision::cpp_int;
@@ -33,33 +33,15 @@ using boost::multiprecision::cpp_rational;
 
 namespace {
 
+using claims::fields;
+using claims::flat;
+using claims::lang;
+using claims::lines_of;
+
 using h16 = _Float16;
 h16 h(double x) { return static_cast<h16>(x); }
 
 // ---- text -------------------------------------------------------------------------------------
-
-/// The text with every run of whitespace (newlines of the word wrap, no-break spaces) made one
-/// space: sentences can then be matched whatever the wrapping.
-std::string flat(std::string s) {
-  s = unlocalize(std::move(s));
-  for (std::size_t i = 0; (i = s.find("\u00a0", i)) != std::string::npos;) s.replace(i, 2, " ");
-  std::string out;
-  for (const char c : s) {
-    const bool space = c == ' ' || c == '\n' || c == '\t';
-    if (space && (out.empty() || out.back() == ' ')) continue;
-    out += space ? ' ' : c;
-  }
-  return out;
-}
-
-std::vector<std::string> lines_of(const std::string& raw) {
-  const std::string s = unlocalize(raw);
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = s.find('\n', start)) != std::string::npos; start = nl + 1) out.push_back(s.substr(start, nl - start));
-  if (start < s.size()) out.push_back(s.substr(start));
-  return out;
-}
 
 /// The captures of the first match of `pattern` in `text`; a failed REQUIRE names the pattern.
 std::vector<std::string> match(const std::string& text, const std::string& pattern) {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "unlocalize.hpp"
+#include "claims_text.hpp"
 #include "demos/demos.hpp"
 #include "demos/facts.hpp"
 #include "../support/oracle.hpp"
@@ -27,69 +27,16 @@ using namespace mpq;
 
 namespace {
 
+using claims::fields;
+using claims::flat;
+using claims::lang;
+using claims::lines_of;
+
 using h16 = _Float16;
-
-const language& lang(const char* code) {
-  const language* l = find_language(code);
-  REQUIRE(l != nullptr);
-  return *l;
-}
-
-/// The text with its line breaks and indentation folded into single spaces, and no-break spaces
-/// made plain spaces: a wrapped paragraph becomes one line that a sentence can be searched in.
-std::string flat(const std::string& raw) {
-  const std::string text = unlocalize(raw);
-  std::string out;
-  bool space = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text.compare(i, 2, "\u00a0") == 0) {
-      space = true;
-      ++i;
-      continue;
-    }
-    const char c = text[i];
-    if (c == ' ' || c == '\n') {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
 
 /// l.get(key, v), or "" when the language has no such key (an older text).
 std::string text_or_empty(const language& l, const std::string& key, const vars& v = {}) {
   return l.has(key) ? l.get(key, v) : std::string();
-}
-
-std::vector<std::string> lines_of(const std::string& raw) {
-  const std::string text = unlocalize(raw);
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t nl = text.find('\n', start);
-    out.push_back(text.substr(start, nl - start));
-    start = nl == std::string::npos ? text.size() : nl + 1;
-  }
-  return out;
-}
-
-/// The whitespace-separated fields of a table line (a cell like "4 B (fp32)" is three fields).
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (const char c : line) {
-    if (c == ' ') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
 }
 
 /// A scale as the quiz prints it: an integer without decimals, anything else with %g.

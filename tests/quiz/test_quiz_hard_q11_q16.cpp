@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "unlocalize.hpp"
+#include "claims_text.hpp"
 #include "demos/hard/hard.hpp"
 #include "tryit.hpp"
 
@@ -35,11 +35,10 @@ using namespace mpq;
 
 namespace {
 
-const language& lang(const char* code) {
-  const language* l = find_language(code);
-  REQUIRE(l != nullptr);
-  return *l;
-}
+using claims::fields;
+using claims::flat;
+using claims::lang;
+using claims::lines_of;
 
 // ---- the formats, from their definitions ------------------------------------------------------
 
@@ -108,20 +107,6 @@ std::vector<std::string> wide_lines(const page& p) {
     start = nl == std::string::npos ? s.size() : nl + 1;
   }
   return out;
-}
-
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> f;
-  std::string cur;
-  for (const char c : line + " ") {
-    if (c == ' ') {
-      if (!cur.empty()) f.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  return f;
 }
 
 

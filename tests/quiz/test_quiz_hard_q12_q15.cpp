@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "unlocalize.hpp"
+#include "claims_text.hpp"
 #include "demos/hard/hard.hpp"
 #include "demos/facts.hpp"
 #include "tryit.hpp"
@@ -33,36 +33,11 @@ using namespace mpq;
 
 namespace {
 
+using claims::fields;
+using claims::flat;
+using claims::lang;
+
 using h16 = _Float16;
-
-const language& lang(const char* code) {
-  const language* l = find_language(code);
-  REQUIRE(l != nullptr);
-  return *l;
-}
-
-/// Line breaks, indentation and no-break spaces folded into single spaces, French numbers undone.
-std::string flat(const std::string& raw) {
-  const std::string text = unlocalize(raw);
-  std::string out;
-  bool space = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text.compare(i, 2, "\u00a0") == 0) {
-      space = true;
-      ++i;
-      continue;
-    }
-    const char c = text[i];
-    if (c == ' ' || c == '\n') {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -71,20 +46,6 @@ std::vector<std::string> lines_of(const std::string& text) {
     const std::size_t nl = text.find('\n', start);
     out.push_back(text.substr(start, nl - start));
     start = nl == std::string::npos ? text.size() : nl + 1;
-  }
-  return out;
-}
-
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (const char c : line + " ") {
-    if (c == ' ') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
   }
   return out;
 }

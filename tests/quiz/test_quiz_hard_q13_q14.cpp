@@ -29,13 +29,15 @@
 #include "demos/facts.hpp"
 #include "demos/hard/hard.hpp"
 #include "tryit.hpp"
-#include "unlocalize.hpp"
+#include "claims_text.hpp"
 
 using namespace mpq;
 using boost::multiprecision::cpp_int;
 using boost::multiprecision::cpp_rational;
 
 namespace {
+
+using claims::flat;
 
 // ---- models -----------------------------------------------------------------------------------
 
@@ -172,19 +174,6 @@ frun fp32_run(float w, float u, std::int64_t steps) {
 
 // ---- text -------------------------------------------------------------------------------------
 
-/// Whitespace runs (the wrap's newlines, no-break spaces) made one space, French numbers undone.
-std::string flat(std::string s) {
-  s = unlocalize(std::move(s));
-  for (std::size_t i = 0; (i = s.find("\u00a0", i)) != std::string::npos;) s.replace(i, 2, " ");
-  std::string out;
-  for (const char c : s) {
-    const bool space = c == ' ' || c == '\n' || c == '\t';
-    if (space && (out.empty() || out.back() == ' ')) continue;
-    out += space ? ' ' : c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
 std::string escape(const std::string& s) {
   static const std::string special = R"(\^$.|?*+()[]{})";
   std::string out;

@@ -33,7 +33,7 @@
 #include "demos/facts.hpp"
 #include "demos/hard/hard.hpp"
 #include "tryit.hpp"
-#include "unlocalize.hpp"
+#include "claims_text.hpp"
 
 using namespace mpq;
 using boost::multiprecision::cpp_int;
@@ -41,30 +41,12 @@ using boost::multiprecision::cpp_rational;
 
 namespace {
 
-const language& lang(const char* code) { return *find_language(code); }
+using claims::fields;
+using claims::flat;
+using claims::lang;
+using claims::lines_of;
 
 // ---- text -------------------------------------------------------------------------------------
-std::string flat(std::string s) {
-  s = unlocalize(std::move(s));
-  for (std::size_t i = 0; (i = s.find("\u00a0", i)) != std::string::npos;) s.replace(i, 2, " ");
-  std::string out;
-  for (const char c : s) {
-    const bool space = c == ' ' || c == '\n' || c == '\t';
-    if (space && (out.empty() || out.back() == ' ')) continue;
-    out += space ? ' ' : c;
-  }
-  return out;
-}
-
-std::vector<std::string> lines_of(const std::string& raw) {
-  const std::string s = unlocalize(raw);
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = s.find('\n', start)) != std::string::npos; start = nl + 1) out.push_back(s.substr(start, nl - start));
-  if (start < s.size()) out.push_back(s.substr(start));
-  return out;
-}
-
 std::vector<std::string> tokens(const std::string& line) {
   std::vector<std::string> out;
   std::string cur;
