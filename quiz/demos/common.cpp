@@ -69,6 +69,15 @@ std::string sci(double v) {
   return fmt::format("{:.1e}", v);
 }
 
+std::string signed_sci(double v) { return v > 0 ? "+" + sci(v) : sci(v); }
+
+double signed_ratio(const lf::exact_accumulator& a, const lf::exact_accumulator& b, const lf::exact_accumulator& c) {
+  lf::exact_accumulator d = a;
+  d.sub(b);
+  const double q = lf::exact_accumulator::quotient(d, c);
+  return d.sign() * c.sign() < 0 ? -q : q;
+}
+
 page show_page(int n, const language& l, std::uint64_t seed, bool live) {
   switch (n) {
     case 1: return page_q1(run_q1(), l);

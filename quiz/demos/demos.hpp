@@ -257,5 +257,9 @@ std::string percent(std::int64_t part, std::int64_t whole);
 std::string group_digits(std::uint64_t n, std::string_view sep);
 /// A relative error in scientific notation with 2 digits ("3.1e-04"), "0" when exact.
 std::string sci(double v);
+/// sci(v) with a "+" in front of a positive value (a signed error).
+std::string signed_sci(double v);
+/// (a - b) / c, signed, from exact values: exact until the one rounding of the quotient.
+double signed_ratio(const lf::exact_accumulator& a, const lf::exact_accumulator& b, const lf::exact_accumulator& c);
 
 }  // namespace mpq::demo

@@ -13,20 +13,6 @@
 
 namespace mpq::demo {
 
-namespace {
-
-/// (a - b) / c, signed, from exact values: exact until the one rounding of quotient.
-double signed_ratio(const lf::exact_accumulator& a, const lf::exact_accumulator& b, const lf::exact_accumulator& c) {
-  lf::exact_accumulator d = a;
-  d.sub(b);
-  const double q = lf::exact_accumulator::quotient(d, c);
-  return d.sign() * c.sign() < 0 ? -q : q;
-}
-
-std::string signed_sci(double v) { return v > 0 ? "+" + sci(v) : sci(v); }
-
-}  // namespace
-
 q4_result run_q4(std::uint64_t seed) {
   q4_result r;
   std::mt19937_64 gen(seed + 4);  // a stream of its own, so Q4's data do not depend on Q2's size

@@ -26,12 +26,15 @@
 #include "demos/facts.hpp"
 #include "../support/oracle.hpp"
 #include "claims_text.hpp"
+#include "exact_decimal.hpp"
 
 using namespace mpq;
 using boost::multiprecision::cpp_int;
 using boost::multiprecision::cpp_rational;
 
 namespace {
+
+using claims::rational_of_decimal;
 
 using claims::fields;
 using claims::flat;
@@ -64,26 +67,6 @@ double num(const std::string& s) {
   INFO("number: " << s);
   REQUIRE(end == s.c_str() + s.size());
   return v;
-}
-
-/// A positional or scientific decimal text as an exact rational.
-cpp_rational rational_of_decimal(const std::string& s) {
-  std::string digits;
-  long exp10 = 0;
-  bool point = false;
-  std::size_t i = 0;
-  for (; i < s.size() && s[i] != 'e'; ++i) {
-    if (s[i] == '.') point = true;
-    else {
-      digits += s[i];
-      if (point) --exp10;
-    }
-  }
-  if (i < s.size()) exp10 += std::stol(s.substr(i + 1));
-  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));  // no leading 0: octal
-  cpp_rational r{cpp_int(digits)};
-  const cpp_int p = boost::multiprecision::pow(cpp_int(10), static_cast<unsigned>(std::labs(exp10)));
-  return exp10 >= 0 ? cpp_rational(r * p) : cpp_rational(r / p);
 }
 
 /// The exact value of a finite double.

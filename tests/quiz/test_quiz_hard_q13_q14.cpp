@@ -30,12 +30,15 @@
 #include "demos/hard/hard.hpp"
 #include "tryit.hpp"
 #include "claims_text.hpp"
+#include "exact_decimal.hpp"
 
 using namespace mpq;
 using boost::multiprecision::cpp_int;
 using boost::multiprecision::cpp_rational;
 
 namespace {
+
+using claims::rational_of_decimal;
 
 using claims::flat;
 
@@ -76,28 +79,6 @@ cpp_rational rational(double x) {
   e -= 53;
   const cpp_int p = cpp_int(1) << static_cast<unsigned>(std::abs(e));
   return e >= 0 ? cpp_rational(r * p) : cpp_rational(r / p);
-}
-/// A decimal text (positional or with an exponent) as an exact rational.
-cpp_rational rational_of_decimal(std::string s) {
-  bool neg = false;
-  if (!s.empty() && s[0] == '-') neg = true, s.erase(0, 1);
-  std::string digits;
-  long exp10 = 0;
-  bool point = false;
-  std::size_t i = 0;
-  for (; i < s.size() && s[i] != 'e'; ++i) {
-    if (s[i] == '.') point = true;
-    else {
-      digits += s[i];
-      if (point) --exp10;
-    }
-  }
-  if (i < s.size()) exp10 += std::stol(s.substr(i + 1));
-  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
-  cpp_rational r{cpp_int(digits)};
-  const cpp_int p = boost::multiprecision::pow(cpp_int(10), static_cast<unsigned>(std::labs(exp10)));
-  r = exp10 >= 0 ? cpp_rational(r * p) : cpp_rational(r / p);
-  return neg ? cpp_rational(-r) : r;
 }
 /// A rational to the nearest double (62 quotient bits, then one more rounding: enough
 /// for the 2 digits the relative errors show).

@@ -47,20 +47,6 @@ using claims::lang;
 using claims::lines_of;
 
 // ---- text -------------------------------------------------------------------------------------
-std::vector<std::string> tokens(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (const char c : line + " ") {
-    if (c == ' ') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  return out;
-}
-
 /// The last k tokens of the first line that starts (after the indent) with `start` and contains
 /// `contains` (and not `without`, when given).
 std::vector<std::string> row(const std::vector<std::string>& lines, const std::string& start, std::size_t k,
@@ -69,7 +55,7 @@ std::vector<std::string> row(const std::vector<std::string>& lines, const std::s
     const std::string t = s.substr(std::min(s.find_first_not_of(' '), s.size()));
     if (t.rfind(start, 0) != 0 || t.find(contains) == std::string::npos) continue;
     if (!without.empty() && t.find(without) != std::string::npos) continue;
-    const auto tok = tokens(t);
+    const auto tok = fields(t);
     if (tok.size() < k) continue;
     return std::vector<std::string>(tok.end() - static_cast<std::ptrdiff_t>(k), tok.end());
   }
@@ -597,7 +583,7 @@ TEST_CASE("Q10 try it: x (x scale) into E4M3 and E5M2, class and error, saturati
         });
         REQUIRE(line != lines.end());
         CHECK(line->find(unlocalize(l.get(cls_key))) != std::string::npos);
-        const std::string stored = tokens(*line)[1];
+        const std::string stored = fields(*line)[1];
         CHECK(std::fabs(num(stored)) == q.v);  // in full: every digit
         CHECK(r[1] == (p == 0 ? std::string("-") : sci2(abs(rat(q.v) - abs(p)) / abs(p))));
       }

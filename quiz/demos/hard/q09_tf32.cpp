@@ -25,16 +25,6 @@ namespace mpq::demo {
 
 namespace {
 
-/// (a - b) / c, signed, from exact values: exact until the one rounding of the quotient.
-double signed_ratio(const lf::exact_accumulator& a, const lf::exact_accumulator& b, const lf::exact_accumulator& c) {
-  lf::exact_accumulator d = a;
-  d.sub(b);
-  const double q = lf::exact_accumulator::quotient(d, c);
-  return d.sign() * c.sign() < 0 ? -q : q;
-}
-
-std::string signed_sci(double v) { return v > 0 ? "+" + sci(v) : sci(v); }
-
 /// A binary32 value converted to TF32 as unit mu converts its inputs (lf::unit_input_env), given
 /// back in binary32 layout (exact: TF32 values are binary32 values).
 std::uint32_t to_tf32(const lf::matrix_unit& mu, std::uint32_t x) {
