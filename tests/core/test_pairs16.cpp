@@ -100,6 +100,7 @@ std::uint32_t bits_of(float f) {
 double widen(std::uint16_t h) { return static_cast<double>(float_of(static_cast<std::uint32_t>(h) << 16)); }
 
 /// binary64 -> bfloat16, round to nearest even, with bfloat16 subnormals; the test's own code.
+/// Normal results (|d| >= 2^-126) are rounded on the integer encoding (below); the subnormal range:
 /// 1. q = the exponent of the result's last place: max(e, emin) - (p - 1), e = exponent of |d|.
 /// 2. m = |d| / 2^q (exact: a power-of-two scaling in range), rounded to an integer by the
 ///    hardware's round-to-nearest-even addition of 2^52 (m < 2^9 << 2^52).
@@ -115,6 +116,17 @@ std::uint16_t narrow_rne(double d) {
   if (std::isinf(d)) return static_cast<std::uint16_t>(sign | 0x7F80);
   if (d == 0) return sign;
   const int e = static_cast<int>((u >> 52) & 0x7FF) - 1023;  // |d| >= 2^-266: normal in binary64
+  if (e >= -126) {
+    // A normal bfloat16 result (or an overflow): round |d|'s 52 fraction bits to 7 in the integer
+    // domain, ties to even: add half a unit of the kept last place less one, plus the kept last bit,
+    // then drop the 45 bits. A carry out of the fraction increments the exponent field, which is
+    // the rounding up to the next binade. Then rebias 1023 -> 127; a field of 255 or more overflows.
+    const std::uint64_t mag = u & 0x7FFF'FFFF'FFFF'FFFFull;
+    const std::uint64_t r = (mag + ((std::uint64_t{1} << 44) - 1) + ((mag >> 45) & 1)) >> 45;
+    const int biased = static_cast<int>(r >> 7) - 1023 + 127;
+    if (biased >= 255) return static_cast<std::uint16_t>(sign | 0x7F80);
+    return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(biased) << 7) | (r & 0x7F));
+  }
   const int q = std::max(e, -126) - 7;
   auto pow2 = [](int k) { return double_of(static_cast<std::uint64_t>(1023 + k) << 52); };  // |k| < 1023
   const double m = std::fabs(d) * pow2(-q);  // exact: a power-of-two scaling of a normal number

@@ -7,6 +7,7 @@ that has one.
 
 Usage: quiz_tmux.py PATH/TO/mixed-precision-quiz   (needs tmux; exit 0 when every check passes)
 """
+import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -105,7 +106,7 @@ BACK = {"en": "an empty line goes back to the quiz", "fr": "une ligne vide revie
 runs = [(1, "en", 40), (1, "en", 80), (1, "fr", 40), (1, "fr", 80)]
 for i, n in enumerate([2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]):
     runs.append((n, ("en", "fr")[i % 2], (40, 80)[(i // 2) % 2]))
-for n, lang, width in runs:
+def try_run(n, lang, width):
     name = f"try{n}{lang}{width}"
     where = f"try it, question {n}, {lang}, {width} columns"
     values, expect_en, expect_fr = TRY[n]
@@ -133,6 +134,12 @@ for n, lang, width in runs:
         wide = [line for line in s.split("\n") if len(line.rstrip()) > width]
         check(not wide, f"{where}: no line wider than the terminal: {wide[:2]}")
     tmux("kill-session", "-t", name)
+
+
+# The sessions are independent (one tmux session each): four at a time, most of their time is
+# spent waiting for the quiz to draw.
+with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+    list(pool.map(lambda r: try_run(*r), runs))
 
 tmux("kill-server")
 if failures:
