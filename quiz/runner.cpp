@@ -462,7 +462,8 @@ std::string render_guide(const run_options& o, const std::vector<std::string>& g
       while (++i < last && g[i].rfind("```", 0) != 0) out += "  " + g[i] + '\n';
       continue;
     }
-    if (line.rfind(anchor_open, 0) == 0 || line.rfind("<!--", 0) == 0) continue;
+    // Anchors and comment lines are not shown; a line that starts with a value (<!--v:name-->) is text.
+    if (line.rfind(anchor_open, 0) == 0 || (line.rfind("<!--", 0) == 0 && line.rfind("<!--v:", 0) != 0)) continue;
     if (line.empty()) {
       flush();
       if (!out.empty() && !out.ends_with("\n\n")) out += '\n';
@@ -471,7 +472,8 @@ std::string render_guide(const run_options& o, const std::vector<std::string>& g
     if (line[0] == '#') {
       flush();
       const std::size_t text = line.find_first_not_of("# ");
-      out += o.colors.bold + plain(line.substr(text == std::string::npos ? line.size() : text), l) + o.colors.reset + '\n';
+      // (wrapped like any text: a heading wider than the screen is broken between words)
+      out += styled(o.colors.bold, o.colors.reset, plain(line.substr(text == std::string::npos ? line.size() : text), l));
       continue;
     }
     if (line[0] == '|') {  // a table row: as it is

@@ -240,6 +240,16 @@ rc, out, err = run(["--guide", "1", "--lang", "fr"])
 check(rc == 0 and out.startswith("Poids maîtres") , "--guide in French")
 rc, out, err = run(["--guide"])
 check(rc == 0 and out.count("(question") >= 5 and "<!--" not in out and "](" not in out, "--guide: the whole guide, no Markdown marks")
+# Every section at 40 columns in both languages: headings wrap like text; only a single token wider
+# than the screen (a long Python name) may stick out, never a line with a space to break at; a line
+# of the source that starts with a value (<!--v:name-->) is text, not a comment.
+for lang in ("en", "fr"):
+    for n in range(1, 17):
+        rc, out, err = run(["--guide", str(n), "--lang", lang, "--width", "40"])
+        bad = [l for l in out.split("```")[0].split("\n") if len(l) > 40 and " " in l.strip()]
+        check(rc == 0 and not bad, f"{lang}: --guide {n} at 40 columns: {bad[:2]}")
+rc, out, err = run(["--guide", "16", "--lang", "fr"])
+check("un scale E8M0, une puissance de deux" in flat(out), "--guide: a line starting with a value is shown")
 rc, out, err = run(["--guide", "17"])
 check(rc == 2 and "1 to 16" in err and "master-weights" in err, "--guide 17: exit 2, naming the accepted topics")
 rc, out, err = run(["--guide", "12"])
