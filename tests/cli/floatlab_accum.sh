@@ -90,8 +90,43 @@ expect_json "dot of two files: exact = python Fractions" \
   'exact(m["exact"]["result"]) == sum(Fraction(x) * Fraction(y) for x, y in zip(open("'$tmp'/a.txt").read().split(), open("'$tmp'/b.txt").read().split()))
    and j["n"] == 4 and j["command"] == "dot"' \
   -- dot "$tmp/a.txt" "$tmp/b.txt" --model fp16-acc,exact
-expect_out "hopper_fp8 says it converts to e4m3" "hopper_fp8: inputs converted fp16 -> e4m3" -- \
-  dot --n 256 --model hopper_fp8,exact
+expect_out "hopper_fp8 --fp8-scaling none says it converts to e4m3" "hopper_fp8: inputs converted fp16 -> e4m3" -- \
+  dot --n 256 --model hopper_fp8,exact --fp8-scaling none
+expect_error "--fp8-scaling: unknown recipe" "--fp8-scaling: unknown recipe 'delayed'" "accepted: current, none" -- \
+  dot --n 4 --fp8-scaling delayed
+
+# FP8 units under current scaling (TE Float8CurrentScaling). a = 2^-9, 2^-10, -2^-11: amax 2^-9, so
+# S_a = 448 / 2^-9 = 229376 (exact in fp32) and a * S_a = 448, 224, -112, all E4M3 values; b = 1,
+# 0.5, 0.25: S_b = 448, b * S_b = 448, 224, 112. hopper_fp8 (N 32, F 13, 13 fraction bits) sums
+# 448^2 + 224^2 - 112^2 = 238336 exactly (every term a multiple of 2^(17 - 13)); the result is
+# 238336 * fl32(fl32(1/229376) * fl32(1/448)), each step an fp32 rounding (python: struct).
+printf '0.001953125 1\n0.0009765625 0.5\n-0.00048828125 0.25\n' >"$tmp/fp8cur.txt"
+expect_json "hopper_fp8 current scaling: scales, exact block sum, fp32 epilogue" \
+  'Fraction(bits32(m["hopper_fp8"]["bits"])) == Fraction(f32(238336 * f32(f32(1 / 229376) * f32(1 / 448))))
+   and "a x 229376 and b x 448 " in m["hopper_fp8"]["input_conversion"]
+   and exact(m["exact"]["result"]) == Fraction(1, 2**9) + Fraction(1, 2**11) - Fraction(1, 2**13)' \
+  -- dot "$tmp/fp8cur.txt" --model hopper_fp8,exact
+
+# Block-scaled models. 32 pairs (1.5 * 2^-20, 2^10): each MXFP8 block quantizes exactly (a power-of-two
+# scale, elements 1.5 * 2^k), and the unit sums 32 equal terms exactly: 32 * 1.5 * 2^-10.
+for i in $(seq 32); do printf '1.430511474609375e-06 1024\n'; done >"$tmp/mx_exact.txt"
+expect_json "mxfp8: exact data stays exact" \
+  'exact(m["mxfp8"]["result"]) == Fraction(3, 2**6) == exact(m["exact"]["result"]) and m["mxfp8"]["kind"] == "block_scaled"
+   and m["mxfp8"]["flags"] == [] and "a and b quantized to mxfp8: 0 of 64 values changed" in m["mxfp8"]["input_conversion"]' \
+  -- dot "$tmp/mx_exact.txt" --input-format fp32 --model mxfp8,exact
+# K = 64 is two kind::mxf8f6f4 instructions (K 32 each). The first sums 32 ones: 32. The second
+# starts from c = 32 (exponent 5) with 32 products 2^-30 * 1 (exponent -30): each is truncated onto
+# the grid 2^(5 - 25) to 0, so the result stays 32 with inexact; the exact dot is 32 + 2^-25.
+{ for i in $(seq 32); do printf '1 1\n'; done; for i in $(seq 32); do printf '9.313225746154785e-10 1\n'; done; } >"$tmp/mx_trunc.txt"
+expect_json "mxfp8: the next instruction truncates products below c's grid" \
+  'exact(m["mxfp8"]["result"]) == 32 and m["mxfp8"]["flags"] == ["inexact"]
+   and exact(m["exact"]["result"]) == 32 + Fraction(1, 2**25)' \
+  -- dot "$tmp/mx_trunc.txt" --input-format fp32 --model mxfp8,exact
+expect_out "block-scaled sum: the terms are quantized" "mxfp4: the terms quantized to mxfp4" \
+  "a sum on a matrix unit is its dot product with ones" -- sum --n 64 --model mxfp4,nvfp4,exact
+expect_out "--model list: block-scaled models" "Block-scaled GEMM models" "nvfp4" "blackwell_mxf4" -- dot --model list
+expect_out "gemm: block-scaled and scaled FP8 models" "mxfp8: a and b quantized to mxfp8" \
+  "hopper_fp8: current scaling" -- gemm --m 4 --n 3 --k 64 --model hopper_fp8,mxfp8,nvfp4,exact
 expect_json "generated dot is reproducible and models differ from exact" \
   'j["data"] == {"source": "generated", "dist": "normal", "seed": 3} and m["fp16-acc"]["error"]["relative"] > 0
    and m["exact"]["error"]["absolute"] == 0' \

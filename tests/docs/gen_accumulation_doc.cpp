@@ -67,6 +67,7 @@ std::string experiment(bool is_dot, std::size_t n, const accum::dist_options& di
                            "(partial sum {}).\n",
                            s.name, r.absorbed, n, *r.first_stall, at);
     }
+    if (s.uses_scaling(data)) notes += fmt::format("- `{}`: {}.\n", s.name, r.note);
   }
   out += "\n";
   out += fmt::format("Data: {} terms; rounding the generated values to {} changed {} of {}{}.\n", n, input_format,
@@ -87,6 +88,9 @@ std::string models_block() {
     out += md_row({fmt::format("`{}`", n.name), "accumulation", lf::describe(n.model), std::string(n.description)});
   for (const auto& p : lf::matrix_unit_presets)
     out += md_row({fmt::format("`{}`", p.name), "matrix unit", accum::describe_unit(p.unit), std::string(p.citation)});
+  for (const auto& s : accum::parse_models(accum::block_scaled_model_names(), std::nullopt, 0))
+    out += md_row({fmt::format("`{}`", s.name), "block-scaled GEMM", s.description,
+                   "block_scale.hpp, block_scaled_unit.hpp; model, not checked against hardware"});
   out += md_row({"`exact`", "reference", std::string(accum::exact_description), "exact.hpp"});
   return out;
 }
@@ -161,6 +165,12 @@ std::map<std::string, std::string> blocks() {
   b["dot-e4m3"] = experiment(true, 4096, uniform, "e4m3",
                              "e4m3-fp32-acc,cuda_core_fp32,hopper_fp8,deepseek_fp8_promote128,blackwell_fp8,exact",
                              "--n 4096 --dist uniform --seed 1 --input-format e4m3");
+  accum::dist_options small;  // gradient-sized: normal(0, 1e-3), seed 1
+  small.stddev = 1e-3;
+  b["dot-block-scaled"] = experiment(true, 4096, small, "fp32",
+                                     "fp32-fma,bf16-fp32-acc,hopper_fp8,deepseek_fp8_promote128," +
+                                         accum::block_scaled_model_names() + ",exact",
+                                     "--n 4096 --stddev 1e-3 --input-format fp32");
   accum::dist_options ones;
   ones.dist = "ones";
   b["sum-ones"] = experiment(false, 4096, ones, "fp16", "fp16-acc,fp16-pairwise,fp16-kahan,fp32-acc,bf16-acc,exact",

@@ -43,10 +43,63 @@ void summarise_trace(const lf::trace& tr, const trace_options& o, Nonzero nonzer
   }
 }
 
+namespace {
+
+/// The block-scaled GEMM models: a quantization recipe for a and b (blocks along K) and the
+/// block-scaled unit that multiplies them.
+struct block_scaled_model {
+  std::string_view name;
+  lf::block_format fmt;
+  lf::block_scaled_unit unit;
+  std::string_view unit_name;
+  std::string_view recipe;
+};
+
+/// mxfp8 follows NVIDIA's MXFP8 recipe (TE MXFP8BlockScaling: the E8M0 scale rounded up, so that no
+/// element saturates); the FP6 and FP4 MX formats the OCP MX v1.0 conversion (§6.3, floor); nvfp4
+/// NVIDIA's NVFP4 (E4M3 scale per 16 and a binary32 tensor scale), 1 x 16 blocks on both operands.
+constexpr lf::block_format mxfp8_round_up{"mxfp8", lf::float8_e4m3fn, lf::float8_e8m0fnu, 32,
+                                          lf::scale_rule::round_up};
+constexpr block_scaled_model block_scaled_models[] = {
+    {"mxfp8", mxfp8_round_up, lf::block_scaled_units::blackwell_mxf8f6f4, "blackwell_mxf8f6f4",
+     "E4M3 elements, an E8M0 scale per 32 rounded up (TE MXFP8BlockScaling)"},
+    {"mxfp6_e3m2", lf::mxfp6_e3m2, lf::block_scaled_units::blackwell_mxf8f6f4, "blackwell_mxf8f6f4",
+     "E3M2 elements, an E8M0 scale per 32 (OCP MX v1.0 floor rule)"},
+    {"mxfp6_e2m3", lf::mxfp6_e2m3, lf::block_scaled_units::blackwell_mxf8f6f4, "blackwell_mxf8f6f4",
+     "E2M3 elements, an E8M0 scale per 32 (OCP MX v1.0 floor rule)"},
+    {"mxfp4", lf::mxfp4, lf::block_scaled_units::blackwell_mxf4, "blackwell_mxf4",
+     "E2M1 elements, an E8M0 scale per 32 (OCP MX v1.0 floor rule)"},
+    {"nvfp4", lf::nvfp4, lf::block_scaled_units::blackwell_mxf4, "blackwell_mxf4",
+     "E2M1 elements, an E4M3 scale per 16 and a binary32 tensor scale (NVIDIA NVFP4, 1x16 blocks)"},
+};
+
+std::string describe_block_scaled(const block_scaled_model& m) {
+  return fmt::format("a and b quantized along K: {}; then {} (K = {} per instruction, {}F={}, truncated; "
+                     "MMA-Sim arXiv 2511.10909), binary32 output",
+                     m.recipe, m.unit_name, m.unit.instruction_k,
+                     m.unit.group > 1 ? fmt::format("products summed per {}, ", m.unit.group) : std::string(),
+                     m.unit.alignment_bits);
+}
+
+}  // namespace
+
 std::string known_model_names() {
   std::string out = lf::known_accumulation_names();
   for (const auto& p : lf::matrix_unit_presets) out += ", " + std::string(p.name);
+  for (const auto& m : block_scaled_models) out += ", " + std::string(m.name);
   return out + ", exact";
+}
+
+std::string block_scaled_model_names() {
+  std::string out;
+  for (const auto& m : block_scaled_models) out += (out.empty() ? "" : ",") + std::string(m.name);
+  return out;
+}
+
+bool fp8_scaling_or_throw(const std::string& name) {
+  if (name == "current") return true;
+  if (name == "none") return false;
+  throw usage_error("--fp8-scaling: unknown recipe '" + name + "' (accepted: current, none)");
 }
 
 std::string rounding_phrase(lf::rounding r) {
@@ -103,12 +156,16 @@ std::string model_list_text() {
     out += fmt::format("  {:<24} {}; {}; {}\n", p.name, describe_unit(p.unit), p.citation,
                        p.hardware.empty() ? std::string("model, not checked against recorded hardware results")
                                           : "reproduces recorded results of " + std::string(p.hardware));
+  out += "Block-scaled GEMM models (block_scale.hpp, block_scaled_unit.hpp; model, not checked against hardware):\n";
+  for (const auto& m : block_scaled_models) out += fmt::format("  {:<24} {}\n", m.name, describe_block_scaled(m));
+  out += "FP8 matrix units scale wider data per tensor first (--fp8-scaling current, TE Float8CurrentScaling);\n"
+         "--fp8-scaling none rounds it to FP8 as it is.\n";
   out += fmt::format("Reference:\n  {:<24} {}\n", "exact", exact_description);
   return out;
 }
 
 std::vector<model_spec> parse_models(std::string_view list, const std::optional<lf::rounding>& rounding,
-                                     std::uint64_t seed) {
+                                     std::uint64_t seed, bool fp8_current) {
   std::vector<model_spec> out;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -131,7 +188,18 @@ std::vector<model_spec> parse_models(std::string_view list, const std::optional<
     } else if (auto u = lf::matrix_unit_by_name(name)) {
       s.kind = model_kind::matrix_unit;
       s.mu = *u;
+      s.fp8_current = fp8_current;
       s.description = describe_unit(s.mu);
+      if (model_spec::is_fp8_unit(s.mu))
+        s.description += fp8_current ? "; wider data scaled per tensor first (--fp8-scaling current)"
+                                     : "; wider data rounded to FP8 unscaled (--fp8-scaling none)";
+    } else if (auto m = std::find_if(std::begin(block_scaled_models), std::end(block_scaled_models),
+                                     [&](const block_scaled_model& b) { return b.name == name; });
+               m != std::end(block_scaled_models)) {
+      s.kind = model_kind::block_scaled;
+      s.bf = m->fmt;
+      s.bsu = m->unit;
+      s.description = describe_block_scaled(*m);
     } else {
       throw usage_error("--model: unknown model '" + name + "' (accepted: " + known_model_names() +
                         "; '--model list' describes them)");
@@ -344,6 +412,96 @@ void add_trace_options(CLI::App& cmd, trace_options& o) {
       ->capture_default_str();
 }
 
+namespace {
+
+lf::bits_t f32_bits(float v) { return std::bit_cast<std::uint32_t>(v); }
+float f32_value(lf::bits_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b)); }
+std::string short32(float v) { return lf::to_shortest(lf::binary32, f32_bits(v)); }
+
+/// x (format data) as floats, rounded to nearest even where data is wider.
+std::vector<float> floats_of(const lf::format& data, std::span<const lf::bits_t> x, lf::status& st) {
+  std::vector<float> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = f32_value(lf::convert(lf::binary32, data, x[i], lf::env{}, st));
+  return out;
+}
+
+}  // namespace
+
+scaled_gemm_result run_scaled_gemm(const model_spec& s, const lf::format& data, std::span<const lf::bits_t> A,
+                                   std::span<const lf::bits_t> B, std::size_t M, std::size_t N, std::size_t K,
+                                   bool b_is_ones) {
+  scaled_gemm_result r;
+  const std::string operands = b_is_ones ? "the terms" : "a and b";
+  lf::status in_flags{};
+  const std::vector<float> fa = floats_of(data, A, in_flags);
+  std::vector<lf::bits_t> bt(N * K);  // B transposed: the operand is quantized along K
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t j = 0; j < N; ++j) bt[j * K + k] = B[k * N + j];
+  const std::vector<float> fb = floats_of(data, bt, in_flags);
+  const std::string widened =
+      data.bits() > 32 ? fmt::format("{} data rounded to fp32 first{}; ", lf::format_name(data),
+                                     lf::has(in_flags, lf::status::inexact) ? " (inexact)" : "")
+                       : std::string();
+  r.quantized_exact.resize(M * N);
+  // Values that the quantization changed: the decoded value differs from the float.
+  auto count_changed = [](const std::vector<float>& x, auto value_of) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) n += value_of(i) != static_cast<double>(x[i]);
+    return n;
+  };
+  if (s.kind == model_kind::block_scaled) {
+    const lf::block_quantized qa = lf::mx_quantize(fa, M, K, s.bf), qb = lf::mx_quantize(fb, N, K, s.bf);
+    std::vector<float> c(M * N, 0.0f);
+    lf::block_scaled_gemm(s.bsu, qa, qb, c, r.flags);
+    r.c.resize(M * N);
+    for (std::size_t i = 0; i < M * N; ++i) r.c[i] = f32_bits(c[i]);
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < N; ++j)
+        for (std::size_t k = 0; k < K; ++k)
+          r.quantized_exact[i * N + j].add_product(lf::binary64, std::bit_cast<std::uint64_t>(lf::mx_value(qa, i * K + k)),
+                                                   lf::binary64, std::bit_cast<std::uint64_t>(lf::mx_value(qb, j * K + k)));
+    const std::size_t changed = count_changed(fa, [&](std::size_t i) { return lf::mx_value(qa, i); }) +
+                                (b_is_ones ? 0 : count_changed(fb, [&](std::size_t i) { return lf::mx_value(qb, i); }));
+    r.note = fmt::format("{}{} quantized to {}: {} of {} values changed{}", widened, operands, s.name, changed,
+                         fa.size() + (b_is_ones ? 0 : fb.size()),
+                         (qa.flags | qb.flags) == lf::status::none ? std::string()
+                                                                   : ", flags " + flags_text(qa.flags | qb.flags));
+    return r;
+  }
+  // An FP8 matrix unit under per-tensor current scaling.
+  const lf::format f8 = s.mu.input;
+  const lf::training::recipe_result ra = lf::training::fp8_current_scaling(fa, M, K, f8),
+                                    rb = lf::training::fp8_current_scaling(fb, N, K, f8);
+  const float sa = static_cast<float>(ra.scales[0]), sb = static_cast<float>(rb.scales[0]);
+  lf::status epi{};
+  const lf::bits_t one = f32_bits(1.0f);
+  const lf::bits_t inv_a = lf::div(lf::binary32, one, f32_bits(sa), lf::env{}, epi),
+                   inv_b = lf::div(lf::binary32, one, f32_bits(sb), lf::env{}, epi);
+  const lf::bits_t alpha32 = lf::mul(lf::binary32, inv_a, inv_b, lf::env{}, epi);
+  const lf::bits_t alpha = lf::convert(s.mu.output, lf::binary32, alpha32, lf::env{}, epi);
+  std::vector<lf::bits_t> ca(ra.codes.begin(), ra.codes.end()), cb(rb.codes.begin(), rb.codes.end());
+  r.c.resize(M * N);
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      const auto ai = std::span<const lf::bits_t>(ca).subspan(i * K, K), bj = std::span<const lf::bits_t>(cb).subspan(j * K, K);
+      const lf::bits_t acc = lf::dot(s.mu, f8, ai, f8, bj, 0, r.flags);
+      r.c[i * N + j] = lf::mul(s.mu.output, acc, alpha, lf::env{}, r.flags);
+      for (std::size_t k = 0; k < K; ++k)
+        r.quantized_exact[i * N + j].add_product(lf::binary64, std::bit_cast<std::uint64_t>(ra.value(i * K + k)),
+                                                 lf::binary64, std::bit_cast<std::uint64_t>(rb.value(j * K + k)));
+    }
+  const std::size_t changed = count_changed(fa, [&](std::size_t i) { return ra.value(i); }) +
+                              (b_is_ones ? 0 : count_changed(fb, [&](std::size_t i) { return rb.value(i); }));
+  r.note = fmt::format("{}current scaling (TE Float8CurrentScaling): {} rounded to {} (saturating), "
+                       "{} of {} values changed; the result times {} (1/S_a * 1/S_b in fp32)",
+                       widened,
+                       b_is_ones ? fmt::format("the terms x {} and the ones x {}", short32(sa), short32(sb))
+                                 : fmt::format("a x {} and b x {}", short32(sa), short32(sb)),
+                       lf::format_name(f8), changed, fa.size() + (b_is_ones ? 0 : fb.size()),
+                       lf::to_shortest(lf::binary32, alpha32));
+  return r;
+}
+
 dot_result run_dot(const model_spec& s, const lf::format& data, std::span<const lf::bits_t> a,
                    std::span<const lf::bits_t> b, bool as_sum, const lf::exact_accumulator& exact,
                    const lf::exact_accumulator& mag, const trace_options& topt) {
@@ -355,6 +513,24 @@ dot_result run_dot(const model_spec& s, const lf::format& data, std::span<const 
     r.result = lf::value{lf::binary64, v};
     r.flags = exact.flags();  // the fp64 display rounding is reported separately (exact_in_fp64)
     r.error = {0, 0, 0, 0};   // the reference itself
+    return r;
+  }
+  if (s.uses_scaling(data)) {
+    std::vector<lf::bits_t> ones;
+    if (as_sum) {
+      lf::status ignored{};
+      ones.assign(n, lf::convert(data, lf::binary64, std::bit_cast<std::uint64_t>(1.0), lf::env{}, ignored));
+    }
+    scaled_gemm_result g = run_scaled_gemm(s, data, a, as_sum ? std::span<const lf::bits_t>(ones) : b, 1, 1, n, as_sum);
+    r.result = lf::value{s.accumulator(), g.c[0]};
+    r.flags = g.flags;
+    r.error = lf::measure_error(r.result.fmt, r.result.bits, exact, n, &mag);
+    // What the quantization alone costs: the quantized values' exact dot against the data's.
+    lf::exact_accumulator diff = g.quantized_exact[0];
+    diff.sub(exact);
+    const double ex = exact.to_double();
+    r.note = g.note + fmt::format("; the quantized values' exact {} has relative error {}", as_sum ? "sum" : "dot",
+                                  short_number(ex == 0 ? (diff.is_zero() ? 0.0 : INFINITY) : std::fabs(diff.to_double() / ex)));
     return r;
   }
   const lf::format in = s.input(data);
@@ -449,7 +625,7 @@ std::string trace_json(const dot_result& r) {
 }
 
 void add_model_options(CLI::App& cmd, std::string& models, std::string& input_format, std::string& rounding,
-                       bool& json) {
+                       bool& json, std::string& fp8_scaling) {
   cmd.add_option("--model", models,
                  "Models side by side, comma-separated: accumulation presets, matrix-unit presets, exact; "
                  "'--model list' describes every one")
@@ -464,6 +640,12 @@ void add_model_options(CLI::App& cmd, std::string& models, std::string& input_fo
                  "Rounding of the accumulation models' operations (default: the preset's, nearest even); "
                  "matrix units keep their hardware rounding; accepted: " + std::string(lf::rounding_names_help))
       ->type_name("MODE");
+  cmd.add_option("--fp8-scaling", fp8_scaling,
+                 "How FP8 matrix units (hopper_fp8, ada_fp8, blackwell_fp8, cdna3_fp8, ...) get wider data: "
+                 "current (scaled per tensor to the FP8 range first, TE Float8CurrentScaling; the result "
+                 "unscaled after) or none (rounded to FP8 as it is: small data becomes 0)")
+      ->type_name("RECIPE")
+      ->capture_default_str();
   cmd.add_flag("--json", json, "Machine-readable output (schema in the footer)");
 }
 
@@ -487,16 +669,20 @@ void check_generated_or_file(const CLI::App& cmd, bool from_file,
     if (cmd.count(o) > 0) throw usage_error(std::string(o) + " generates data; it cannot be combined with FILE");
 }
 
+std::string generated_text(const dist_options& d) {
+  std::string out = fmt::format("generated by --dist {}", d.dist);
+  if (d.dist == "normal" || d.dist == "lognormal")
+    out += fmt::format(" --mean {} --stddev {}", shortest(d.mean), shortest(d.stddev));
+  if (d.dist == "uniform") out += fmt::format(" --low {} --high {}", shortest(d.low), shortest(d.high));
+  if (d.dist == "constant") out += fmt::format(" --value {}", shortest(d.value));
+  return out + fmt::format(" --seed {}", d.seed);
+}
+
 std::string data_description(const vector_options& o, const lf::format& f, std::size_t changed,
                              lf::status flags) {
   std::string out;
   if (o.files.empty()) {
-    out = fmt::format("{} data generated by --dist {}", lf::format_name(f), o.dist.dist);
-    if (o.dist.dist == "normal" || o.dist.dist == "lognormal")
-      out += fmt::format(" --mean {} --stddev {}", shortest(o.dist.mean), shortest(o.dist.stddev));
-    if (o.dist.dist == "uniform") out += fmt::format(" --low {} --high {}", shortest(o.dist.low), shortest(o.dist.high));
-    if (o.dist.dist == "constant") out += fmt::format(" --value {}", shortest(o.dist.value));
-    out += fmt::format(" --seed {}", o.dist.seed);
+    out = fmt::format("{} data {}", lf::format_name(f), generated_text(o.dist));
   } else {
     out = fmt::format("{} data read from", lf::format_name(f));
     for (const auto& p : o.files) out += " " + p;
@@ -531,7 +717,7 @@ int run_vector_command(const CLI::App& cmd, const vector_options& o, bool is_dot
   }
   const lf::format data = input_format_or_throw(o.input_format);
   const auto rounding = rounding_or_throw(o.rounding);
-  const std::vector<model_spec> models = parse_models(o.models, rounding, o.dist.seed);
+  const std::vector<model_spec> models = parse_models(o.models, rounding, o.dist.seed, fp8_scaling_or_throw(o.fp8_scaling));
   check_generated_or_file(cmd, !o.files.empty(),
                           {"--n", "--dist", "--mean", "--stddev", "--low", "--high", "--value", "--seed"});
   if (o.trace.on == false && (cmd.count("--trace-every") || cmd.count("--trace-head") || cmd.count("--trace-tail")))
@@ -631,7 +817,7 @@ int run_vector_command(const CLI::App& cmd, const vector_options& o, bool is_dot
   bool any_note = false;
   for (std::size_t k = 0; k < models.size(); ++k) {
     std::string note = results[k].note;
-    if (!is_dot && models[k].kind == model_kind::matrix_unit)
+    if (!is_dot && (models[k].kind == model_kind::matrix_unit || models[k].kind == model_kind::block_scaled))
       note += note.empty() ? "a sum on a matrix unit is its dot product with ones"
                            : "; a sum on a matrix unit is its dot product with ones";
     if (note.empty()) continue;
@@ -643,7 +829,7 @@ int run_vector_command(const CLI::App& cmd, const vector_options& o, bool is_dot
     if (results[k].traced) out << "\n" << trace_text(models[k], results[k]);
   if (o.trace.on) {
     for (const auto& s : models)
-      if (s.kind == model_kind::matrix_unit) {
+      if (s.kind == model_kind::matrix_unit || s.kind == model_kind::block_scaled) {
         out << "\n(--trace: matrix units have no partial sums to show; their block FMA rounds once per block)\n";
         break;
       }
@@ -666,7 +852,7 @@ void add_vector_options(CLI::App& cmd, vector_options& o, bool is_dot) {
       ->type_name("N")
       ->capture_default_str();
   add_dist_options(cmd, o.dist);
-  add_model_options(cmd, o.models, o.input_format, o.rounding, o.json);
+  add_model_options(cmd, o.models, o.input_format, o.rounding, o.json, o.fp8_scaling);
   add_trace_options(cmd, o.trace);
 }
 

@@ -29,15 +29,30 @@ namespace floatlab::accum {
 
 // ---- models -----------------------------------------------------------------------------------
 
-enum class model_kind { accumulation, matrix_unit, exact };
+enum class model_kind { accumulation, matrix_unit, block_scaled, exact };
 
-/// One --model entry: an accumulation preset, a matrix-unit preset, or the exact reference.
+/// One --model entry: an accumulation preset, a matrix-unit preset, a block-scaled GEMM model (a
+/// scaling recipe's quantization, then a block-scaled matrix unit), or the exact reference.
 struct model_spec {
   std::string name;
   model_kind kind = model_kind::exact;
   lf::accumulation acc{};
   lf::matrix_unit mu{};
+  lf::block_format bf{};          ///< block_scaled: how a and b are quantized (along K)
+  lf::block_scaled_unit bsu{};    ///< block_scaled: the unit
+  bool fp8_current = false;       ///< matrix_unit with 8-bit inputs: --fp8-scaling current
   std::string description;
+
+  /// Whether the model quantizes wider data with a scaling recipe before its unit computes
+  /// (run_scaled_gemm): a block-scaled model always; an FP8 matrix unit under current scaling when
+  /// the data is wider than 8 bits (FP8 data is fed as it is).
+  bool uses_scaling(const lf::format& data) const {
+    if (kind == model_kind::block_scaled) return true;
+    return kind == model_kind::matrix_unit && fp8_current && is_fp8_unit(mu) && data.bits() > 8;
+  }
+  static bool is_fp8_unit(const lf::matrix_unit& u) {
+    return u.model != lf::matrix_unit_model::cuda_core_fma && u.input.bits() == 8;
+  }
 
   /// The format the model's inputs must be in (data is converted to it when it differs).
   lf::format input(const lf::format& data) const {
@@ -51,6 +66,7 @@ struct model_spec {
         if (fp8 && (data == lf::float8_e4m3fn || data == lf::float8_e5m2)) return data;
         return mu.input;
       }
+      case model_kind::block_scaled: return bf.element;  // the quantization is its own note
       case model_kind::exact: return data;
     }
     return data;
@@ -63,6 +79,7 @@ struct model_spec {
     switch (kind) {
       case model_kind::accumulation: return acc.accumulator;
       case model_kind::matrix_unit: return mu.output;
+      case model_kind::block_scaled: return lf::binary32;
       case model_kind::exact: return lf::binary64;
     }
     return lf::binary64;
@@ -71,6 +88,7 @@ struct model_spec {
     switch (kind) {
       case model_kind::accumulation: return "accumulation";
       case model_kind::matrix_unit: return "matrix_unit";
+      case model_kind::block_scaled: return "block_scaled";
       case model_kind::exact: return "exact";
     }
     return "?";
@@ -83,6 +101,9 @@ inline constexpr std::string_view exact_description =
 /// Every name --model accepts, comma-separated.
 std::string known_model_names();
 
+/// The block-scaled GEMM models' names, comma-separated (mxfp8, ..., nvfp4).
+std::string block_scaled_model_names();
+
 /// What a matrix unit does, generated from its parameters.
 std::string describe_unit(const lf::matrix_unit& mu);
 
@@ -90,9 +111,32 @@ std::string describe_unit(const lf::matrix_unit& mu);
 std::string model_list_text();
 
 /// Parses "a,b,c" into model specs; `rounding`, when set, replaces the accumulation models'
-/// accumulator rounding (seed: their stochastic-rounding seed). Throws usage_error.
+/// accumulator rounding (seed: their stochastic-rounding seed); `fp8_current`: the FP8 matrix units
+/// scale their operands (--fp8-scaling current). Throws usage_error.
 std::vector<model_spec> parse_models(std::string_view list, const std::optional<lf::rounding>& rounding,
-                                     std::uint64_t seed);
+                                     std::uint64_t seed, bool fp8_current = true);
+
+/// --fp8-scaling's value: true for "current", false for "none"; anything else throws usage_error.
+bool fp8_scaling_or_throw(const std::string& name);
+
+/// C = A * B on a model that quantizes with a scaling recipe first (model_spec::uses_scaling). A is
+/// M x K and B is K x N, row-major, in format `data`; each is rounded to binary32 (exact for data of
+/// at most 32 bits), then quantized along K: a block-scaled model by lf::mx_quantize and
+/// lf::block_scaled_gemm; an FP8 unit by per-tensor current scaling
+/// (lf::training::fp8_current_scaling), lf::dot on the unit, and the result times
+/// fl(1/S_a) * fl(1/S_b) in the unit's output format (the GEMM's epilogue).
+struct scaled_gemm_result {
+  std::vector<lf::bits_t> c;  ///< M x N, in model_spec::accumulator()
+  lf::status flags{};         ///< the unit's and the epilogue's
+  std::string note;           ///< what the recipe did
+  /// The exact value of each C element's dot product of the quantized values (their error against
+  /// the data's is what the quantization alone costs).
+  std::vector<lf::exact_accumulator> quantized_exact;
+};
+/// b_is_ones: a sum (B is all ones): the note speaks of the terms only.
+scaled_gemm_result run_scaled_gemm(const model_spec& s, const lf::format& data, std::span<const lf::bits_t> A,
+                                   std::span<const lf::bits_t> B, std::size_t M, std::size_t N, std::size_t K,
+                                   bool b_is_ones = false);
 
 // ---- flags and numbers as text ------------------------------------------------------------------
 
@@ -128,6 +172,9 @@ struct dist_options {
   double mean = 0, stddev = 1, low = 0, high = 1, value = 1;
   std::uint64_t seed = 1;
 };
+
+/// "generated by --dist normal --mean 0 --stddev 1 --seed 1": the options that reproduce the data.
+std::string generated_text(const dist_options& d);
 
 /// Adds --dist, --mean, --stddev, --low, --high, --value and --seed.
 void add_dist_options(CLI::App& cmd, dist_options& o);
@@ -257,7 +304,7 @@ inline constexpr std::string_view json_schema_help =
    "input_format":"fp16", "data":{"source":"generated","dist":..,"seed":..} | {"source":"file","files":[..]},
    "input_flags":[..], "inputs_changed":C   (rounding the data to input_format),
    "exact":{"value":"<shortest fp64>","exact_in_fp64":bool,"magnitude":"<sum |terms| as fp64>"}   (sum/dot),
-   "models":[{"name":..,"kind":"accumulation"|"matrix_unit"|"exact","description":..,
+   "models":[{"name":..,"kind":"accumulation"|"matrix_unit"|"block_scaled"|"exact","description":..,
               "input_format":..,"accumulator_format":..,"input_conversion":"<note or empty>",
               "result":"<shortest decimal>","bits":"0x..","flags":[..],
               "error":{"absolute":x,"relative":x,"ulps":x,"bound_ratio":x},
@@ -288,12 +335,13 @@ struct vector_options {
   std::string input_format = "fp16";
   std::string models;
   std::string rounding;
+  std::string fp8_scaling = "current";
   trace_options trace;
   bool json = false;
 };
 
 void add_model_options(CLI::App& cmd, std::string& models, std::string& input_format, std::string& rounding,
-                       bool& json);
+                       bool& json, std::string& fp8_scaling);
 
 lf::format input_format_or_throw(const std::string& name);
 std::optional<lf::rounding> rounding_or_throw(const std::string& name);

@@ -25,7 +25,9 @@ number ("FILE:LINE: ..."), files of different lengths, an empty file, a bad size
 Examples:
   floatlab dot --n 4096 --dist normal --seed 7      # fp16 vs fp32 accumulation vs tensor cores
   floatlab dot --n 4096 --model fp32-acc,volta_fp16,ampere_fp16,hopper_fp16,blackwell_fp16,exact
-  floatlab dot --n 4096 --model hopper_fp8,deepseek_fp8_promote128,exact   # FP8: inputs become e4m3
+  floatlab dot --n 4096 --model hopper_fp8,deepseek_fp8_promote128,exact   # FP8: scaled per tensor, e4m3
+  floatlab dot --n 4096 --stddev 1e-4 --model hopper_fp8,mxfp8,mxfp4,nvfp4,exact   # block-scaled GEMM models
+  floatlab dot --n 4096 --stddev 1e-4 --model hopper_fp8 --fp8-scaling none   # unscaled: tiny data becomes 0
   floatlab dot a.txt b.txt --input-format bf16 --model bf16-acc,ampere_bf16,exact
   floatlab dot pairs.txt --model fp16-acc --trace --trace-every 0 --json)";
   });
