@@ -107,7 +107,7 @@ expect_json "--scale auto at max finite" 'j["auto"][0]["log2_scale"] == 0' -- gr
 # power keeps 2^-20 * 2^k <= 65504, so k = 35: 2^15 = 32768); saves it from subnormal.
 printf '0x1p-20\n' >"$tmp/one.txt"
 expect_json "--scale auto saves" 'a = j["auto"][0]; a["log2_scale"] == 35 and a["saved_from_zero_or_subnormal"] == 1 and a["at_scale"]["normal"] == 1' -- grads "$tmp/one.txt" -f fp16 --scale auto
-expect_out "auto text" "--scale auto" "fp16: scale 2^35" "zero 0 -> 0, subnormal 1 -> 0" "saves 1 values from zero or subnormal" -- grads "$tmp/one.txt" -f fp16 --scale auto
+expect_out "auto text" "--scale auto" "fp16: scale 2^35" "zero 0 -> 0, subnormal 1 -> 0" "saves 1 value from zero or subnormal" -- grads "$tmp/one.txt" -f fp16 --scale auto
 # 0.25 = 2^-2: 2^-2 * 2^17 = 32768 fits; 2^16 = 65536 > 65504 overflows rounding upward, and
 # saturation still counts it as overflow (the core raises the flag), so 2^17 with every policy on.
 expect_json "auto with policies" 'j["auto"][0]["log2_scale"] == 17 and j["rounding"] == "upward"' -- grads "$tmp/scalar.npy" -f fp16 --scale auto -r upward --ftz --saturate --daz --tininess before
@@ -115,7 +115,7 @@ printf 'nan\n0\n' >"$tmp/nonfinite.txt"
 expect_json "only nan and zero" 'j["auto"][0]["log2_scale"] is None and j["nan"] == 1 and j["exact_zero"] == 1' -- grads "$tmp/nonfinite.txt" -f fp16 --scale auto
 
 # ---- text output, plot ------------------------------------------------------------------------------
-expect_out "text report" "9 values" "fp16 at scale 2^0 = 1" "window: subnormal from 2^-24, normal from 2^-14, top binade 2^15" "1 NaN, 1 infinite, 1 exact zeros" "Binary exponents" "marks:" -- grads "$tmp/c_f4.npy"
+expect_out "text report" "9 values" "fp16 at scale 2^0 = 1" "window: subnormal from 2^-24, normal from 2^-14, top binade 2^15" "1 NaN, 1 infinite, 1 exact zero;" "Binary exponents" "marks:" -- grads "$tmp/c_f4.npy"
 checks=$((checks + 1))
 run grads "$tmp/c_f4.npy" --scale auto
 if (( rc != 0 )) || awk 'length > 80 { bad = 1 } END { exit !bad }' "$tmp/out"; then fail "text fits 80 columns"; fi
@@ -156,5 +156,12 @@ expect_error "scale inf" "--scale 'inf'" -- grads "$tmp/c_f4.npy" --scale inf
 expect_error "scale 2^x" "--scale '2^x'" -- grads "$tmp/c_f4.npy" --scale '2^x'
 expect_error "stochastic" "deterministic rounding" -- grads "$tmp/c_f4.npy" -r stochastic
 expect_error "plot unwritable" "--plot" "cannot write" -- grads "$tmp/c_f4.npy" --plot "$tmp/no/such/dir/x.svg"
+expect_error "plot: SVG only" "--plot" "written as SVG only" "ending in .svg" -- grads "$tmp/c_f4.npy" --plot "$tmp/x.png"
+# -r's help lists the deterministic modes only (grads refuses stochastic rounding).
+checks=$((checks + 1))
+run grads --help
+if [[ $out != *"odd|rto"* || $out == *"stochastic|sr"* ]]; then fail "grads --help: -r lists deterministic modes only"; fi
+printf '0\n' >"$tmp/zero1.txt"
+expect_out "a count of one is singular" "1 value (text" "1 exact zero;" -- grads "$tmp/zero1.txt" -f fp16
 
 cli_finish floatlab_grads

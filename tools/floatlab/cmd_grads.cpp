@@ -5,6 +5,7 @@
 // files are read in constant memory (tensor_file.hpp), the chart is svg_plot.hpp. With --recipe, the
 // dump is instead quantized by FP8 / MXFP8 / NVFP4 scaling recipes side by side (grads_recipes.hpp).
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -258,10 +259,7 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
     return grads_recipes::run(o.file, raw, s, o.json, o.plot);
   }
   const std::vector<lf::format> formats = parse_formats(o.formats);
-  const lf::env e = o.rounding.env();
-  if (e.mode == lf::rounding::stochastic)
-    throw usage_error("-r stochastic: grads needs a deterministic rounding (a value's class would depend on random "
-                      "bits); accepted: " + std::string(lf::rounding_names_help) + " except stochastic|sr");
+  const lf::env e = o.rounding.env();  // never stochastic: add_rounding_options refuses it for grads
   const std::optional<lf::training::scale_factor> fixed = parse_scale(o.scale);
   const bool automatic = !fixed;
   std::optional<dtype> raw;
@@ -304,7 +302,7 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
       if (r0.at(x)) bins.emplace_back(x, r0.at(x));
     std::vector<svg_window> windows;
     for (const auto& r : reports) windows.push_back({lf::format_name(r.fmt), r.window});
-    const std::string title = fmt::format("{}: {} values, binary exponents at scale {}", o.file, r0.total(),
+    const std::string title = fmt::format("{}: {}, binary exponents at scale {}", o.file, count_of(r0.total(), "value", "values"),
                                           scale_text(r0.scale));
     if (!write_histogram_svg(o.plot, title, "floor(log2 |x*S|)", bins, windows))
       throw usage_error("--plot '" + o.plot + "': cannot write: " + std::strerror(errno));
@@ -346,9 +344,9 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
                                                       shape_text(info.npy->shape), info.npy->fortran_order ? "Fortran" : "C")
                      : info.kind == "raw" ? fmt::format("raw little-endian {}", dtype_name(info.type))
                                           : std::string("text, read as binary64");
-  out << fmt::format("{}\n{} values ({})\n", o.file, info.count, what);
-  out << fmt::format("counted apart: {} NaN, {} infinite, {} exact zeros; rounding {}\n\n", any.nan, any.infinity,
-                     any.exact_zero, lf::rounding_name(e.mode));
+  out << fmt::format("{}\n{} ({})\n", o.file, count_of(info.count, "value", "values"), what);
+  out << fmt::format("counted apart: {} NaN, {} infinite, {}; rounding {}\n\n", any.nan, any.infinity,
+                     count_of(any.exact_zero, "exact zero", "exact zeros"), lf::rounding_name(e.mode));
   for (const auto& r : reports) {
     block_text(out, r, "");
     out << '\n';
@@ -361,11 +359,13 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
         continue;
       }
       const lf::training::scale_recommendation rec{*ks[i], reports[i], *at_k[i]};
-      out << fmt::format("  {}: scale {}\n    zero {} -> {}, subnormal {} -> {}\n    {} {} values from zero or subnormal\n",
+      const long long saved = rec.saved_from_zero_or_subnormal();
+      out << fmt::format("  {}: scale {}\n    zero {} -> {}, subnormal {} -> {}\n    {}\n",
                          lf::format_name(formats[i]), scale_text(rec.at_scale.scale), rec.at_one.zero, rec.at_scale.zero,
                          rec.at_one.subnormal, rec.at_scale.subnormal,
-                         rec.saved_from_zero_or_subnormal() >= 0 ? "saves" : "loses",
-                         std::llabs(rec.saved_from_zero_or_subnormal()));
+                         saved == 0 ? std::string("no value leaves or joins zero and subnormal")
+                                    : fmt::format("{} {} from zero or subnormal", saved > 0 ? "saves" : "loses",
+                                                  count_of(static_cast<std::uint64_t>(std::llabs(saved)), "value", "values")));
     }
     out << '\n';
     for (std::size_t i = 0; i < formats.size(); ++i)
@@ -400,8 +400,20 @@ command register_grads(CLI::App& app) {
       ->type_name("TYPE");
   cmd->add_option("--plot", o->plot, "Also write the exponent histogram with each format's window as an SVG chart (with --recipe: "
                   "each recipe's RMS relative error along the tensor's blocks)")
-      ->type_name("OUT.svg");
-  add_rounding_options(*cmd, o->rounding);
+      ->type_name("OUT.svg")
+      ->check(CLI::Validator(
+          [](std::string& path) -> std::string {
+            // The chart is SVG only: a .png (or any other) name would get SVG bytes under a wrong name.
+            const auto dot = path.rfind('.');
+            std::string ext = dot == std::string::npos ? std::string() : path.substr(dot);
+            for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (ext == ".svg") return {};
+            return "'" + path + "': the chart is written as SVG only; give a name ending in .svg (convert it to "
+                   "PNG with e.g. rsvg-convert)";
+          },
+          "", "svg_name"));
+  add_rounding_options(*cmd, o->rounding,
+                       "grads needs a deterministic rounding (a value's class would depend on random bits)");
   cmd->add_flag("--json", o->json, "Print one JSON object instead of text (schema: see below)");
   cmd->add_option("--recipe", o->recipe.recipes,
                   "Instead of the range report: quantize the dump with these scaling recipes side by side "

@@ -167,16 +167,35 @@ struct rounding_options {
   }
 };
 
-inline void add_rounding_options(CLI::App& cmd, rounding_options& o) {
+/// "1 value", "2 values": a count with its noun in the right number.
+inline std::string count_of(std::uint64_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
+/// The names -r accepts: every rounding, or (deterministic_only) all but stochastic.
+inline std::string rounding_names_accepted(bool deterministic_only) {
+  std::string names(lf::rounding_names_help);
+  const std::string_view sr = ", stochastic|sr";
+  if (deterministic_only && names.size() >= sr.size() && names.ends_with(sr)) names.resize(names.size() - sr.size());
+  return names;
+}
+
+/// `no_stochastic`: why this subcommand cannot round stochastically ("" when it can): -r stochastic
+/// is then refused with that reason, and the help lists the deterministic modes only.
+inline void add_rounding_options(CLI::App& cmd, rounding_options& o, std::string_view no_stochastic = {}) {
+  const bool deterministic_only = !no_stochastic.empty();
+  const std::string accepted = rounding_names_accepted(deterministic_only);
   const CLI::Validator rounding_name(
-      [](std::string& s) -> std::string {
-        if (lf::rounding_by_name(s)) return {};
-        return "unknown rounding '" + s + "' (accepted: " + std::string(lf::rounding_names_help) + ")";
+      [accepted, why = std::string(no_stochastic)](std::string& s) -> std::string {
+        const auto r = lf::rounding_by_name(s);
+        if (r && (why.empty() || *r != lf::rounding::stochastic)) return {};
+        if (r) return why + "; accepted: " + accepted;
+        return "unknown rounding '" + s + "' (accepted: " + accepted + ")";
       },
       "", "rounding");
   cmd.add_option("-r,--rounding", o.rounding,
                  "Rounding direction: TestFloat's names (near_even, minMag, min, max, near_maxMag, odd) "
-                 "or IEEE 754 words; accepted: " + std::string(lf::rounding_names_help))
+                 "or IEEE 754 words; accepted: " + accepted)
       ->check(rounding_name)
       ->type_name("MODE")
       ->capture_default_str();

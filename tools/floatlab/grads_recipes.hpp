@@ -247,11 +247,14 @@ inline void text_report(output_buffer& out, const std::string& file, const tenso
                                                             shape_text(info.npy->shape), info.npy->fortran_order ? "Fortran" : "C")
                            : info.kind == "raw" ? fmt::format("raw little-endian {}", dtype_name(info.type))
                                                 : std::string("text, read as binary64");
-  out << fmt::format("{}\n{} values ({})\n", file, t.values.size(), what);
+  out << fmt::format("{}\n{} ({})\n", file, count_of(t.values.size(), "value", "values"), what);
   out << fmt::format("as {} x {} (rows x cols, {}), role {}, fp8 format {}, seed {}\n", t.rows, t.cols, t.shape_from,
                      s.role, s.fp8_format, s.seed);
-  out << fmt::format("counted apart: {} NaN, {} infinite; {} exact zeros\n", t.nan, t.infinity, t.exact_zero);
-  if (t.rounded_to_f32) out << fmt::format("{} values rounded to binary32 first (recipes quantize from FP32)\n", t.rounded_to_f32);
+  out << fmt::format("counted apart: {} NaN, {} infinite; {}\n", t.nan, t.infinity,
+                     count_of(t.exact_zero, "exact zero", "exact zeros"));
+  if (t.rounded_to_f32)
+    out << fmt::format("{} rounded to binary32 first (recipes quantize from FP32)\n",
+                       count_of(t.rounded_to_f32, "value", "values"));
   out << fmt::format("\n{:<14} {:<6} {:<7} {:>7} {:>7} {:>8} {:>9} {:>9}\n", "recipe", "format", "block", "zero", "sat",
                      "inexact", "max rel", "rms rel");
   for (const row& w : rows) {

@@ -1,5 +1,7 @@
 // floatlab: explore floating-point rounding. This file sets up the application; each subcommand
 // lives in its own cmd_<name>.cpp (see commands.hpp).
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -53,8 +55,30 @@ int main(int argc, char** argv) {
     }
   }
 
+  // calc's EXPR may start with '-': "-(1+2)", "-sqrt(2)", "-.5". CLI11 would read such a word as
+  // options and then report "EXPR is required". A word that starts with one '-' and cannot be an
+  // option (its second character is not a letter, or it holds an operator or a parenthesis) is moved
+  // after a "--", where CLI11 takes it as the positional EXPR.
+  std::vector<std::string> words(argv, argv + argc);
+  if (argc > 1 && words[1] == "calc" && std::find(words.begin(), words.end(), "--") == words.end()) {
+    const auto is_expression = [](const std::string& w) {
+      if (w.size() < 2 || w[0] != '-' || w[1] == '-') return false;
+      const bool letter = std::isalpha(static_cast<unsigned char>(w[1])) != 0;
+      return !letter || w.find_first_of("()+-*/ ,.", 1) != std::string::npos;
+    };
+    const auto it = std::find_if(words.begin() + 2, words.end(), is_expression);
+    if (it != words.end()) {
+      std::string expression = *it;
+      words.erase(it);
+      words.push_back("--");
+      words.push_back(std::move(expression));
+    }
+  }
+  std::vector<char*> args;
+  for (auto& w : words) args.push_back(w.data());
+
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0; every real usage error exits 2, with the
     // same "floatlab: " prefix as the subcommands' own errors.
