@@ -108,6 +108,13 @@ expect_json "--scale auto at max finite" 'j["auto"][0]["log2_scale"] == 0' -- gr
 printf '0x1p-20\n' >"$tmp/one.txt"
 expect_json "--scale auto saves" 'a = j["auto"][0]; a["log2_scale"] == 35 and a["saved_from_zero_or_subnormal"] == 1 and a["at_scale"]["normal"] == 1' -- grads "$tmp/one.txt" -f fp16 --scale auto
 expect_out "auto text" "--scale auto" "fp16: scale 2^35" "zero 0 -> 0, subnormal 1 -> 0" "saves 1 value from zero or subnormal" -- grads "$tmp/one.txt" -f fp16 --scale auto
+# 0.5 in bf16: the largest safe scale would be 2^128 (0.5 * 2^128 = 2^127 is below bf16's max,
+# 2^128 - 2^120; 2^129 would overflow); a float32 loss scale holds at most 2^127, so auto caps there,
+# and nothing needed scaling.
+printf '0.5\n' >"$tmp/half.txt"
+expect_json "--scale auto is capped at 2^127" 'a = j["auto"][0]; a["log2_scale"] == 127 and a["capped"] is True' -- grads "$tmp/half.txt" -f bf16 --scale auto
+expect_out "--scale auto: capped, no scaling needed" "(capped: 2^127" "no scaling needed: no value is zero or subnormal at scale 1" -- grads "$tmp/half.txt" -f bf16 --scale auto
+expect_json "--scale auto below the cap is not capped" 'j["auto"][0]["capped"] is False' -- grads "$tmp/one.txt" -f fp16 --scale auto
 # 0.25 = 2^-2: 2^-2 * 2^17 = 32768 fits; 2^16 = 65536 > 65504 overflows rounding upward, and
 # saturation still counts it as overflow (the core raises the flag), so 2^17 with every policy on.
 expect_json "auto with policies" 'j["auto"][0]["log2_scale"] == 17 and j["rounding"] == "upward"' -- grads "$tmp/scalar.npy" -f fp16 --scale auto -r upward --ftz --saturate --daz --tininess before

@@ -277,12 +277,18 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
 
   // --scale auto: the largest safe power of two per format, then one more pass at those scales.
   std::vector<std::optional<int>> ks;
+  std::vector<char> capped;
+  constexpr int max_loss_scale_log2 = 127;
   std::vector<std::optional<lf::training::range_report>> at_k(formats.size());
   if (automatic) {
     std::vector<lf::training::range_target> second;
     std::vector<std::size_t> which;
     for (std::size_t i = 0; i < formats.size(); ++i) {
       ks.push_back(lf::training::largest_safe_scale_log2(first, formats[i], e));
+      // A loss scale lives in a float32 (torch.amp.GradScaler's _scale tensor): 2^127 is the
+      // largest power of two it holds. bf16 and fp32 data would otherwise get scales up to 2^130.
+      capped.push_back(ks.back() && *ks.back() > max_loss_scale_log2);
+      if (capped.back()) ks.back() = max_loss_scale_log2;
       if (ks.back()) {
         second.push_back({formats[i], lf::training::scale_factor::power_of_two(*ks.back()), e});
         which.push_back(i);
@@ -325,14 +331,15 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
       for (std::size_t i = 0; i < formats.size(); ++i) {
         out << (i ? "," : "");
         if (!ks[i]) {
-          out << fmt::format(R"({{"format":{},"log2_scale":null,"scale":null,"at_scale":null,"saved_from_zero":0,"saved_from_zero_or_subnormal":0}})",
+          out << fmt::format(R"({{"format":{},"log2_scale":null,"scale":null,"at_scale":null,"saved_from_zero":0,"saved_from_zero_or_subnormal":0,"capped":false}})",
                              jstr(lf::format_name(formats[i])));
           continue;
         }
         const lf::training::scale_recommendation rec{*ks[i], reports[i], *at_k[i]};
-        out << fmt::format(R"({{"format":{},"log2_scale":{},"scale":{},"at_scale":{},"saved_from_zero":{},"saved_from_zero_or_subnormal":{}}})",
+        out << fmt::format(R"({{"format":{},"log2_scale":{},"scale":{},"at_scale":{},"saved_from_zero":{},"saved_from_zero_or_subnormal":{},"capped":{}}})",
                            jstr(lf::format_name(formats[i])), *ks[i], rec.at_scale.scale.value,
-                           report_json(rec.at_scale), rec.saved_from_zero(), rec.saved_from_zero_or_subnormal());
+                           report_json(rec.at_scale), rec.saved_from_zero(), rec.saved_from_zero_or_subnormal(),
+                           capped[i] ? "true" : "false");
       }
       out << ']';
     }
@@ -360,10 +367,15 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
       }
       const lf::training::scale_recommendation rec{*ks[i], reports[i], *at_k[i]};
       const long long saved = rec.saved_from_zero_or_subnormal();
-      out << fmt::format("  {}: scale {}\n    zero {} -> {}, subnormal {} -> {}\n    {}\n",
-                         lf::format_name(formats[i]), scale_text(rec.at_scale.scale), rec.at_one.zero, rec.at_scale.zero,
-                         rec.at_one.subnormal, rec.at_scale.subnormal,
-                         saved == 0 ? std::string("no value leaves or joins zero and subnormal")
+      const bool nothing_to_save = rec.at_one.zero == 0 && rec.at_one.subnormal == 0;
+      out << fmt::format("  {}: scale {}{}\n    zero {} -> {}, subnormal {} -> {}\n    {}\n",
+                         lf::format_name(formats[i]), scale_text(rec.at_scale.scale),
+                         capped[i] ? fmt::format(" (capped: 2^{} is the largest power of two a float32 loss scale "
+                                                 "holds)", max_loss_scale_log2)
+                                   : std::string(),
+                         rec.at_one.zero, rec.at_scale.zero, rec.at_one.subnormal, rec.at_scale.subnormal,
+                         nothing_to_save ? std::string("no scaling needed: no value is zero or subnormal at scale 1")
+                         : saved == 0    ? std::string("no value leaves or joins zero and subnormal")
                                     : fmt::format("{} {} from zero or subnormal", saved > 0 ? "saves" : "loses",
                                                   count_of(static_cast<std::uint64_t>(std::llabs(saved)), "value", "values")));
     }
@@ -475,7 +487,8 @@ subnormal. --plot draws the histogram at S (at 1 with auto).
    "overflow"} (of all values),"histogram":{"min_exponent","max_exponent","below","above",
    "bins":[[exponent,count],...]}} (exponents floor(log2|x*S|), bins from -256 to 255)
   A = {"format","log2_scale":int|null,"scale","at_scale":R|null,"saved_from_zero",
-   "saved_from_zero_or_subnormal"}
+   "saved_from_zero_or_subnormal","capped" (true: the largest safe scale was above 2^127,
+   the largest a float32 loss scale holds)}
 --recipe NAMES replaces the range report with scaling recipes side by side (lf::training,
 training/scaling_recipes.hpp): fp8-current, fp8-delayed (TE Float8CurrentScaling, DelayedScaling:
 one FP32 scale per tensor; E5M2 for --role gradient under --fp8-format hybrid, else E4M3),
