@@ -139,6 +139,24 @@ for name in ("fp16", "bf16", "e4m3", "e5m2"):
     assert name in texts, name
 assert any("floor(log2" in t for t in texts)
 ' "$tmp/plot.svg"; then fail "--plot writes a valid SVG with axes labels and a legend"; fi
+# The x axis spans the data (exponents -4..4 here, margins of 4 and 5), not every format's window;
+# windows cut at the axis get an arrow. --plot-log: tick labels 0, 1, 10, ...; with --scale auto the
+# windows move by each format's scale (fp16 x2^k).
+checks=$((checks + 1))
+run grads "$tmp/c_f4.npy" --plot "$tmp/plot_log.svg" --plot-log --scale auto
+if [[ $rc != 0 ]] || ! python3 -c '
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+texts = [t.text or "" for t in root.iter(ns + "text")]
+nums = sorted(int(t) for t in texts if t.lstrip("-").isdigit())
+assert "10" in texts and "1" in texts and "0" in texts, texts
+assert any(t.startswith("fp16 x2^") for t in texts), texts
+assert any("log scale" in t for t in texts)
+assert any("→" in t or "←" in t for t in texts)   # a window cut at the axis
+assert not any(t == "-133" for t in texts)                 # bf16 min subnormal exponent: off the axis
+' "$tmp/plot_log.svg"; then fail "--plot-log --scale auto: log ticks, shifted windows, data-sized x axis"; fi
+expect_error "--plot-log needs --plot" "--plot-log" "--plot OUT.svg" -- grads "$tmp/c_f4.npy" --plot-log
 expect_out "help has examples and schema" "Examples:" "schema 1" "--scale auto" -- grads --help
 
 # ---- errors -----------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ struct grads_options {
   std::string scale = "1";
   std::string dtype;
   std::string plot;
+  bool plot_log = false;
   bool json = false;
   rounding_options rounding;
   grads_recipes::settings recipe;  ///< --recipe and the options only it reads
@@ -248,6 +249,9 @@ std::string report_json(const lf::training::range_report& r) {
 
 int run_grads(const grads_options& o, const CLI::App& cmd) {
   check_mode_options(o, cmd);
+  if (o.plot_log && o.plot.empty()) throw usage_error("--plot-log changes the --plot chart; give --plot OUT.svg too");
+  if (o.plot_log && !o.recipe.recipes.empty())
+    throw usage_error("--plot-log applies to the exponent histogram; the --recipe chart is on a log10 axis already");
   if (!o.recipe.recipes.empty()) {
     std::optional<dtype> raw;
     if (!o.dtype.empty()) {
@@ -307,10 +311,24 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
     for (int x = lf::training::range_report::histogram_min; x <= lf::training::range_report::histogram_max; ++x)
       if (r0.at(x)) bins.emplace_back(x, r0.at(x));
     std::vector<svg_window> windows;
-    for (const auto& r : reports) windows.push_back({lf::format_name(r.fmt), r.window});
-    const std::string title = fmt::format("{}: {}, binary exponents at scale {}", o.file, count_of(r0.total(), "value", "values"),
-                                          scale_text(r0.scale));
-    if (!write_histogram_svg(o.plot, title, "floor(log2 |x*S|)", bins, windows))
+    // With --scale auto each format has its own scale 2^k: its window is drawn where x lands after
+    // scaling, i.e. shifted by -k on the axis of x's own exponents.
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      lf::training::range_window w = reports[i].window;
+      std::string name(lf::format_name(reports[i].fmt));
+      if (automatic && ks[i] && *ks[i] != 0) {
+        w = {w.min_subnormal_exp - *ks[i], w.min_normal_exp - *ks[i], w.max_exp - *ks[i]};
+        name += fmt::format(" x2^{}", *ks[i]);
+      }
+      windows.push_back({name, w});
+    }
+    const std::string title =
+        automatic ? fmt::format("{}: {}, binary exponents of x; each window at its format's auto scale", o.file,
+                                count_of(r0.total(), "value", "values"))
+                  : fmt::format("{}: {}, binary exponents at scale {}", o.file, count_of(r0.total(), "value", "values"),
+                                scale_text(r0.scale));
+    if (!write_histogram_svg(o.plot, title, automatic ? "floor(log2 |x|)" : "floor(log2 |x*S|)", bins, windows,
+                             o.plot_log))
       throw usage_error("--plot '" + o.plot + "': cannot write: " + std::strerror(errno));
   }
 
@@ -424,6 +442,7 @@ command register_grads(CLI::App& app) {
                    "PNG with e.g. rsvg-convert)";
           },
           "", "svg_name"));
+  cmd->add_flag("--plot-log", o->plot_log, "With --plot: the counts on a log10 axis (small bins stay visible)");
   add_rounding_options(*cmd, o->rounding,
                        "grads needs a deterministic rounding (a value's class would depend on random bits)");
   cmd->add_flag("--json", o->json, "Print one JSON object instead of text (schema: see below)");

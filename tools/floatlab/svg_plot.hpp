@@ -47,13 +47,35 @@ inline std::string xml_escape(std::string_view s) {
 }
 
 /// Writes the chart; returns false (errno set) when the file cannot be written.
-/// bins: (exponent, count) pairs, any order, counts > 0.
+/// bins: (exponent, count) pairs, any order, counts > 0. The x axis spans the data (with a margin of
+/// 4 binades; the windows only when there is no data), and windows beyond it are cut at its ends,
+/// marked with an arrow. log_y: counts on a log10 axis (each bar's height log10(1 + count)).
 inline bool write_histogram_svg(const std::string& path, const std::string& title, const std::string& x_label,
                                 const std::vector<std::pair<int, std::uint64_t>>& bins,
-                                const std::vector<svg_window>& windows) {
+                                const std::vector<svg_window>& windows, bool log_y = false) {
   static constexpr const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"};
   const int n_windows = static_cast<int>(windows.size());
-  const double W = 960, left = 80, right = 30, top = 70;
+  std::uint64_t max_count = 0;
+  for (const auto& [e, n] : bins) max_count = std::max(max_count, n);
+  // y ticks: 0, max/4, ..., max (linear), or 1, 10, 100, ... up to the max (log).
+  std::vector<std::pair<double, std::string>> y_ticks;
+  const auto height_of = [&](double c) { return log_y ? std::log10(1.0 + c) : c; };
+  const double y_top = max_count ? height_of(static_cast<double>(max_count)) : 1.0;
+  if (log_y) {
+    y_ticks.push_back({0.0, "0"});
+    for (double p = 1; p <= static_cast<double>(std::max<std::uint64_t>(max_count, 1)); p *= 10)
+      y_ticks.push_back({p, fmt::format("{:.0f}", p)});
+  } else {
+    for (int i = 0; i <= 4; ++i) {
+      const double c = static_cast<double>(max_count) * i / 4;
+      y_ticks.push_back({c, fmt::format("{:.0f}", c)});
+    }
+  }
+  std::size_t widest = 1;
+  for (const auto& t : y_ticks) widest = std::max(widest, t.second.size());
+  // The y axis title sits left of the widest tick label (about 7 px a character), never on it.
+  const double W = 960, right = 30, top = 70;
+  const double left = std::max(80.0, 44.0 + 7.0 * static_cast<double>(widest));
   const double plot_h = 320, lane_h = 18;
   const double bottom_axis = top + plot_h;
   const double lanes_top = bottom_axis + 44;
@@ -72,17 +94,14 @@ inline bool write_histogram_svg(const std::string& path, const std::string& titl
       hi = std::max(hi, b);
     }
   };
-  std::uint64_t max_count = 0;
-  for (const auto& [e, n] : bins) {
-    widen(e, e);
-    max_count = std::max(max_count, n);
-  }
-  for (const svg_window& w : windows) widen(w.window.min_subnormal_exp, w.window.max_exp);
-  lo -= 2;
-  hi += 3;  // hi is exclusive: the last bin [hi-1, hi)
+  for (const auto& [e, n] : bins) widen(e, e);
+  if (bins.empty())
+    for (const svg_window& w : windows) widen(w.window.min_subnormal_exp, w.window.max_exp);
+  lo -= 4;
+  hi += 5;  // hi is exclusive: the last bin [hi-1, hi)
   const double span = hi - lo;
-  auto X = [&](double e) { return left + (e - lo) / span * plot_w; };
-  auto Y = [&](double c) { return bottom_axis - (max_count ? c / static_cast<double>(max_count) : 0) * plot_h; };
+  auto X = [&](double e) { return left + (std::clamp(e, double(lo), double(hi)) - lo) / span * plot_w; };
+  auto Y = [&](double c) { return bottom_axis - height_of(c) / y_top * plot_h; };
 
   std::string s;
   s += fmt::format(R"(<?xml version="1.0" encoding="UTF-8"?>
@@ -131,18 +150,16 @@ inline bool write_histogram_svg(const std::string& path, const std::string& titl
   s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="middle">{}</text>
 )",
                    left + plot_w / 2, bottom_axis + 34, xml_escape(x_label));
-  // y ticks: 0, max/4, ..., max
-  for (int i = 0; i <= 4; ++i) {
-    const double c = static_cast<double>(max_count) * i / 4;
+  for (const auto& [c, label] : y_ticks) {
     const double y = Y(c);
     s += fmt::format(R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="black"/>
-<text x="{3:.1f}" y="{4:.1f}" text-anchor="end">{5:.0f}</text>
+<text x="{3:.1f}" y="{4:.1f}" text-anchor="end">{5}</text>
 )",
-                     left - 5, y, left, left - 8, y + 4, c);
+                     left - 5, y, left, left - 8, y + 4, label);
   }
-  s += fmt::format(R"svg(<text transform="translate(18 {:.1f}) rotate(-90)" text-anchor="middle">values per binary exponent</text>
+  s += fmt::format(R"svg(<text transform="translate(18 {:.1f}) rotate(-90)" text-anchor="middle">values per binary exponent{}</text>
 )svg",
-                   top + plot_h / 2);
+                   top + plot_h / 2, log_y ? " (log scale)" : "");
   // Window bands under the axis, labelled.
   for (int i = 0; i < n_windows; ++i) {
     const auto& nw = windows[static_cast<std::size_t>(i)];
@@ -156,10 +173,21 @@ inline bool write_histogram_svg(const std::string& path, const std::string& titl
                      lane_h - 4, col, X(nw.window.min_normal_exp), y + 2,
                      X(nw.window.max_exp + 1) - X(nw.window.min_normal_exp), lane_h - 4, col, left - 8, y + 13,
                      xml_escape(nw.name));
+    // A window that goes on beyond the axis: an arrow at the cut end.
+    if (nw.window.min_subnormal_exp < lo)
+      s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="11">&#8592; 2^{}</text>
+)",
+                       left + 2, y + 12, nw.window.min_subnormal_exp);
+    if (nw.window.max_exp + 1 > hi)
+      s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="11" text-anchor="end">2^{} &#8594;</text>
+)",
+                       left + plot_w - 2, y + 12, nw.window.max_exp);
   }
   // Legend, top right.
   double ly = 44;
-  double lx = left + plot_w - 330;
+  double legend_w = 110;
+  for (const svg_window& w : windows) legend_w += 30 + 7.0 * static_cast<double>(w.name.size());
+  double lx = std::max(left, left + plot_w - legend_w);
   s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="#444444"/><text x="{:.1f}" y="{:.1f}">values (bars)</text>
 )",
                    lx, ly - 10, lx + 16, ly);
@@ -168,7 +196,7 @@ inline bool write_histogram_svg(const std::string& path, const std::string& titl
     s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="{}" fill-opacity="0.85"/><text x="{:.1f}" y="{:.1f}">{}</text>
 )",
                      lx, ly - 10, colours[i % 7], lx + 16, ly, xml_escape(windows[static_cast<std::size_t>(i)].name));
-    lx += 55;
+    lx += 30 + 7.0 * static_cast<double>(windows[static_cast<std::size_t>(i)].name.size());
   }
   s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" fill="#555555">windows: light = subnormal, dark = normal; left of a window values flush to zero, right of it they overflow</text>
 )",
