@@ -124,6 +124,8 @@ expect_json "mxfp8: the next instruction truncates products below c's grid" \
   -- dot "$tmp/mx_trunc.txt" --input-format fp32 --model mxfp8,exact
 expect_out "block-scaled sum: the terms are quantized" "mxfp4: the terms quantized to mxfp4" \
   "a sum on a matrix unit is its dot product with ones" -- sum --n 64 --model mxfp4,nvfp4,exact
+expect_out "dot usage names FILE..." "Usage: floatlab dot [OPTIONS] [FILE...]" -- dot --help
+expect_out "gemm usage names FILE..." "Usage: floatlab gemm [OPTIONS] [FILE...]" -- gemm --help
 expect_out "--model list: block-scaled models" "Block-scaled GEMM models" "nvfp4" "blackwell_mxf4" -- dot --model list
 expect_out "gemm: block-scaled and scaled FP8 models" "mxfp8: a and b quantized to mxfp8" \
   "hopper_fp8: current scaling" -- gemm --m 4 --n 3 --k 64 --model hopper_fp8,mxfp8,nvfp4,exact

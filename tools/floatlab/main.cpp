@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,16 @@
 int main(int argc, char** argv) {
   using namespace floatlab;
   CLI::App app{"floatlab: explore floating-point rounding with libfloat", "floatlab"};
+  // CLI11 2.1 writes a positional that takes 0 to 2 words as "[FILE(0x)]"; say "[FILE...]" (dot, gemm).
+  struct usage_formatter : CLI::Formatter {
+    std::string make_option_usage(const CLI::Option* opt) const override {
+      if (opt->get_expected_max() <= 1 || opt->get_expected_min() == opt->get_expected_max())
+        return CLI::Formatter::make_option_usage(opt);
+      const std::string text = make_option_name(opt, true) + "...";
+      return opt->get_required() ? text : "[" + text + "]";
+    }
+  };
+  app.formatter(std::make_shared<usage_formatter>());
   app.set_version_flag("--version", "floatlab " LIBFLOAT_VERSION);
   app.require_subcommand(1);
 
