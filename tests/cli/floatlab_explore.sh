@@ -336,10 +336,10 @@ need(d["result"]["bits"] == hbits(want), "%s: got %s, want %s" % (d["expression"
 print("ok")'
 done
 # An EXPR that starts with '-' is an expression, not an option, wherever it stands.
-for e in "-(1+2)" "-sqrt(2)" "-.5 + 1"; do
+for e in "-(1+2)" "-sqrt(2)" "-.5 + 1" "-.5"; do
   run calc -f fp16 "$e" --json
   check_py "calc '$e': a leading minus" '
-ops = {"-(1+2)": lambda: -3.0, "-sqrt(2)": lambda: -h(math.sqrt(2)), "-.5 + 1": lambda: h(-0.5 + 1)}
+ops = {"-(1+2)": lambda: -3.0, "-sqrt(2)": lambda: -h(math.sqrt(2)), "-.5 + 1": lambda: h(-0.5 + 1), "-.5": lambda: -0.5}
 d = json.loads(OUT)
 want = ops[d["expression"]]()
 need(d["result"]["bits"] == hbits(want), "%s: got %s, want %s" % (d["expression"], d["result"]["bits"], hbits(want)))

@@ -1,7 +1,6 @@
 // floatlab: explore floating-point rounding. This file sets up the application; each subcommand
 // lives in its own cmd_<name>.cpp (see commands.hpp).
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -67,15 +66,15 @@ int main(int argc, char** argv) {
   }
 
   // calc's EXPR may start with '-': "-(1+2)", "-sqrt(2)", "-.5". CLI11 would read such a word as
-  // options and then report "EXPR is required". A word that starts with one '-' and cannot be an
-  // option (its second character is not a letter, or it holds an operator or a parenthesis) is moved
-  // after a "--", where CLI11 takes it as the positional EXPR.
+  // options and then report "EXPR is required". A word that starts with one '-' and then '.', or
+  // holds a parenthesis, a space or an operator other than a sign (so it is neither an option nor a number,
+  // such as the value in --seed -1, which CLI11 reads and refuses itself) is moved after a "--",
+  // where CLI11 takes it as the positional EXPR.
   std::vector<std::string> words(argv, argv + argc);
   if (argc > 1 && words[1] == "calc" && std::find(words.begin(), words.end(), "--") == words.end()) {
     const auto is_expression = [](const std::string& w) {
       if (w.size() < 2 || w[0] != '-' || w[1] == '-') return false;
-      const bool letter = std::isalpha(static_cast<unsigned char>(w[1])) != 0;
-      return !letter || w.find_first_of("()+-*/ ,.", 1) != std::string::npos;
+      return w[1] == '.' || w.find_first_of("()+*/ ,", 1) != std::string::npos;
     };
     const auto it = std::find_if(words.begin() + 2, words.end(), is_expression);
     if (it != words.end()) {
