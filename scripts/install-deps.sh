@@ -3,8 +3,10 @@
 set -euo pipefail
 
 # python3 runs the CLI tests' independent checks; tmux runs the quiz in terminals of 40 and 80
-# columns. With --clang: only Clang 16 and its sanitizer and libFuzzer runtimes, for the dev preset (ASan + UBSan) and tests/fuzz. (--fuzz: the same, its older name.)
-packages=(cmake g++ make libboost-dev doctest-dev libcli11-dev libbenchmark-dev libfmt-dev gzip python3 tmux)
+# columns; zlib1g-dev lets floatlab read deflated .npz; pybind11-dev, python3-dev, python3-numpy and
+# python3-pytest build and test the Python module (tools/python). With --clang: only Clang 16 and its sanitizer and libFuzzer runtimes, for the dev preset (ASan + UBSan) and tests/fuzz. (--fuzz: the same, its older name.)
+packages=(cmake g++ make libboost-dev doctest-dev libcli11-dev libbenchmark-dev libfmt-dev gzip python3 tmux zlib1g-dev
+          pybind11-dev python3-dev python3-numpy python3-pytest)
 if [ "${1:-}" = "--clang" ] || [ "${1:-}" = "--fuzz" ]; then
   packages=(clang-16 libclang-rt-16-dev)
 elif [ $# -gt 0 ]; then

@@ -1,0 +1,48 @@
+# Finds what the Python module needs (Python with NumPy, pybind11) and adds tools/python when
+# LIBFLOAT_BUILD_PYTHON is on. Its default: on when everything is found.
+if(NOT DEFINED Python_EXECUTABLE AND EXISTS /usr/bin/python3)
+  set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The Python interpreter the libfloat module is built for")
+endif()
+
+set(_libfloat_python_missing "")
+find_package(Python 3.9 QUIET COMPONENTS Interpreter Development.Module)
+if(NOT Python_FOUND)
+  list(APPEND _libfloat_python_missing "python3-dev")
+else()
+  execute_process(COMMAND "${Python_EXECUTABLE}" -c "import numpy"
+                  RESULT_VARIABLE _libfloat_numpy_rc OUTPUT_QUIET ERROR_QUIET)
+  if(NOT _libfloat_numpy_rc EQUAL 0)
+    list(APPEND _libfloat_python_missing "python3-numpy")
+  endif()
+  if(LIBFLOAT_BUILD_TESTS)
+    execute_process(COMMAND "${Python_EXECUTABLE}" -c "import pytest"
+                    RESULT_VARIABLE _libfloat_pytest_rc OUTPUT_QUIET ERROR_QUIET)
+    if(NOT _libfloat_pytest_rc EQUAL 0)
+      list(APPEND _libfloat_python_missing "python3-pytest")
+    endif()
+  endif()
+endif()
+find_package(pybind11 2.6 CONFIG QUIET)
+if(NOT pybind11_FOUND)
+  list(APPEND _libfloat_python_missing "pybind11-dev")
+endif()
+
+if(_libfloat_python_missing STREQUAL "")
+  set(_libfloat_python_default ON)
+else()
+  set(_libfloat_python_default OFF)
+endif()
+option(LIBFLOAT_BUILD_PYTHON "Build the Python module libfloat (tools/python)" ${_libfloat_python_default})
+
+if(LIBFLOAT_BUILD_PYTHON)
+  if(NOT _libfloat_python_missing STREQUAL "")
+    string(REPLACE ";" " " _libfloat_python_missing "${_libfloat_python_missing}")
+    message(FATAL_ERROR "LIBFLOAT_BUILD_PYTHON is ON but ${Python_EXECUTABLE} lacks what the module needs; "
+                        "install the Debian packages: apt-get install ${_libfloat_python_missing}")
+  endif()
+  message(STATUS "libfloat: the Python module is built for ${Python_EXECUTABLE} (Python ${Python_VERSION})")
+  add_subdirectory(tools/python)
+elseif(NOT _libfloat_python_missing STREQUAL "")
+  string(REPLACE ";" " " _libfloat_python_missing "${_libfloat_python_missing}")
+  message(STATUS "libfloat: the Python module is not built (missing: ${_libfloat_python_missing})")
+endif()
