@@ -517,11 +517,11 @@ py::tuple mx_dequantize(u8_array elements, u8_array scales, std::size_t rows, st
                           std::to_string(nscales) + " blocks");
   q.elements.assign(elements.data(), elements.data() + elements.size());
   q.scales.assign(scales.data(), scales.data() + scales.size());
-  const std::uint64_t emask = q.fmt.element.encoding_mask();
+  const std::uint64_t emask = q.fmt.int_bits ? (std::uint64_t{1} << q.fmt.int_bits) - 1 : q.fmt.element.encoding_mask();
   for (std::size_t i = 0; i < q.elements.size(); ++i)
     if ((q.elements[i] & ~emask) != 0)
       throw py::value_error("elements[" + std::to_string(i) + "] = " + std::to_string(q.elements[i]) +
-                            " is not an encoding of " + lf::format_name(q.fmt.element));
+                            " is not an encoding of " + lf::element_name(q.fmt));
   f32_array out(static_cast<py::ssize_t>(rows * cols));
   lf::status st{};
   {
@@ -534,7 +534,7 @@ py::tuple mx_dequantize(u8_array elements, u8_array scales, std::size_t rows, st
 py::list block_format_list() {
   py::list out;
   for (const auto& b : lf::named_block_formats)
-    out.append(py::make_tuple(std::string(b.name), lf::format_name(b.element), lf::format_name(b.scale), b.block));
+    out.append(py::make_tuple(std::string(b.name), lf::element_name(b), lf::format_name(b.scale), b.block));
   return out;
 }
 

@@ -150,7 +150,7 @@ def test_mxfp8_against_ocp_rule():
 
 def test_mx_formats_listed_and_errors():
     names = [b[0] for b in lf.block_formats()]
-    assert names == ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "nvfp4"]
+    assert names == ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "nvfp4", "mxint8"]
     with pytest.raises(ValueError, match="unknown block format 'mxfp9'"):
         lf.mx_quantize(np.ones(32, np.float32), "mxfp9")
     with pytest.raises(TypeError, match="float64"):
@@ -222,3 +222,18 @@ def test_grad_scaler_step_from_gradients():
     assert s.found_inf(g, "fp16") and s.step(g, "fp16") and s.scale == 32768.0 and s.last_event == "backoff"
     assert s.found_inf(g, "fp16")  # 2 * 32768 = 65536 >= 65520 still rounds to infinity
     assert not s.found_inf(np.array([1.0, 1.99]), "fp16")  # 1.99 * 32768 = 65208.32 < 65520
+
+
+def test_mxint8_elements_are_int8_over_64():
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((3, 64)).astype(np.float32)
+    q = lf.mx_quantize(x, "mxint8")
+    k = q.elements.view(np.int8).astype(np.float64)
+    scale = np.exp2(q.scales.astype(np.float64) - 127)  # E8M0
+    assert np.array_equal(lf.mx_dequantize(q), (k / 64 * np.repeat(scale, 32, axis=1)).astype(np.float32))
+    for r in range(3):
+        for blk in range(2):
+            block = x[r, 32 * blk: 32 * blk + 32].astype(np.float64)
+            X = 2.0 ** math.floor(math.log2(np.max(np.abs(block))))
+            want = np.clip(np.round(block / X * 64), -127, 127)  # np.round: ties to even
+            assert np.array_equal(k[r, 32 * blk: 32 * blk + 32], want)

@@ -2,7 +2,7 @@
 // a block of elements in a small format shares one scale in a scale format.
 //
 //   block_format                    element format, scale format, block size, scale rule
-//   mxfp8_e4m3 mxfp8_e5m2 mxfp6_e3m2 mxfp6_e2m3 mxfp4 nvfp4     the named ones
+//   mxfp8_e4m3 mxfp8_e5m2 mxfp6_e3m2 mxfp6_e2m3 mxfp4 nvfp4 mxint8     the named ones
 //   mx_quantize(x, rows, cols, fmt, env[, layout])  -> block_quantized (encodings, scales, flags)
 //   mx_quantize(x, rows, cols, fmt, stochastic_source&, policy[, layout])
 //   mx_dequantize(q, out)           every element times its scale (exact in float)
@@ -54,6 +54,12 @@ struct block_format {
   format scale;
   std::size_t block;
   scale_rule rule;
+  /// 0: the elements are encodings of `element`. n > 0: the elements are n-bit two's complement
+  /// integers k with the implicit factor 2^-(n-2), value k / 2^(n-2), and `element` is not used
+  /// (MXINT8, n = 8: OCP MX v1.0 §5.3). Rounding gives integers in -(2^(n-1) - 1) .. 2^(n-1) - 1,
+  /// clamping there, as microsoft/microxcaling's int8 (mx/formats.py: emax 0, max_norm 127/64) does:
+  /// the encoding 0x80 (-2) is decoded, never produced.
+  int int_bits = 0;
 };
 
 /// OCP MX v1.0 §5 (Table 1): the concrete MX formats, 32 elements per E8M0 scale.
@@ -64,8 +70,18 @@ inline constexpr block_format mxfp6_e2m3{"mxfp6_e2m3", float6_e2m3fn, float8_e8m
 inline constexpr block_format mxfp4{"mxfp4", float4_e2m1fn, float8_e8m0fnu, 32, scale_rule::ocp_floor};
 /// NVFP4: E2M1 elements, 16 per E4M3 scale, and a binary32 scale per tensor.
 inline constexpr block_format nvfp4{"nvfp4", float4_e2m1fn, float8_e4m3fn, 16, scale_rule::nvfp4};
+/// OCP MX v1.0 §5.3 MXINT8: 8-bit two's complement elements with the implicit factor 2^-6 (values
+/// k / 64, |k| <= 127 when quantized; largest power of two 2^0, the emax the scale rule uses), 32
+/// per E8M0 scale.
+inline constexpr block_format mxint8{"mxint8", format{}, float8_e8m0fnu, 32, scale_rule::ocp_floor, 8};
 
-inline constexpr block_format named_block_formats[] = {mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4, nvfp4};
+inline constexpr block_format named_block_formats[] = {mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3,
+                                                       mxfp4,      nvfp4,      mxint8};
+
+/// The element type's name: the element format's ("e4m3", "fp4", ...) or "intN" (MXINT8: "int8").
+inline std::string element_name(const block_format& f) {
+  return f.int_bits > 0 ? "int" + std::to_string(f.int_bits) : format_name(f.element);
+}
 
 /// How blocks tile a rows x cols matrix (row-major): runs of `block` elements along each row, or
 /// block x block tiles (NVFP4's 16x16 weight blocks). A short last run or tile covers what is left.
@@ -103,6 +119,50 @@ inline double decode_double(const format& f, bits_t b) {
   return f64_value(convert(binary64, f, b, env{}, ignored));
 }
 
+/// The value of element encoding `code` of fmt (an integer element: sign-extended, times 2^-(n-2)).
+inline double element_value(const block_format& fmt, bits_t code) {
+  if (fmt.int_bits == 0) return decode_double(fmt.element, code);
+  const int n = fmt.int_bits;
+  const auto k = static_cast<std::int64_t>(code & ((bits_t{1} << n) - 1));
+  const std::int64_t v = k >= (std::int64_t{1} << (n - 1)) ? k - (std::int64_t{1} << n) : k;
+  return std::ldexp(static_cast<double>(v), 2 - n);
+}
+
+/// The largest element value (an integer element: (2^(n-1) - 1) / 2^(n-2), MXINT8's 127/64).
+inline double element_max(const block_format& fmt) {
+  if (fmt.int_bits == 0) return decode_double(fmt.element, fmt.element.max_finite_bits());
+  return std::ldexp(static_cast<double>((std::int64_t{1} << (fmt.int_bits - 1)) - 1), 2 - fmt.int_bits);
+}
+
+/// The exponent of the element type's largest power of two (emax_elem of OCP MX §6.3; 0 for an
+/// integer element).
+inline int element_emax(const block_format& fmt) { return fmt.int_bits == 0 ? fmt.element.emax() : 0; }
+
+/// x[0..n) / d into n-bit integer elements k / 2^(n-2): the quotient (exact: d is a power of two)
+/// times 2^(n-2), rounded to an integer under e (lf::round_to_integral in binary64, roundToIntegralExact:
+/// inexact where it changes), then clamped to +-(2^(n-1) - 1) with overflow and inexact raised, in
+/// every mode (the conversion saturates). Subnormal inputs read as zero under treat_as_zero; no
+/// underflow (an integer format has no tininess).
+template <class Random>
+void quantize_run_int(int n, const float* x, std::uint8_t* out, std::size_t len, double d, const env& e, std::size_t i0,
+                      Random& random, status& st) {
+  const double top = static_cast<double>((std::int64_t{1} << (n - 1)) - 1);
+  env ee = e;
+  for (std::size_t j = 0; j < len; ++j) {
+    ee.random = random(i0 + j);
+    float xv = x[j];
+    if (e.policy.inputs == subnormal_inputs::treat_as_zero && std::fpclassify(xv) == FP_SUBNORMAL) xv = 0.0f;
+    const double v = std::ldexp(static_cast<double>(xv) / d, n - 2);
+    double r = f64_value(round_to_integral(binary64, f64_bits(v), ee, true, st));
+    if (std::fabs(r) > top) {
+      r = r < 0 ? -top : top;
+      st |= status::overflow | status::inexact;
+    }
+    const auto k = static_cast<std::int64_t>(r);
+    out[j] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(k) & ((std::uint64_t{1} << n) - 1));
+  }
+}
+
 /// a / b rounded once into `to` under e: the quotient rounded to odd in binary64, then into `to`.
 /// Round to odd at p + 2 or more bits makes the second rounding the one correct rounding of the
 /// exact quotient (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved
@@ -118,14 +178,14 @@ inline bits_t divide_into(const format& to, double a, double b, const env& e, st
 /// The scale encoding of a block with largest magnitude amax (finite, > 0).
 inline bits_t block_scale_bits(const block_format& fmt, double amax, double tensor_scale, status& st) {
   const format& sf = fmt.scale;
-  const double max_elem = decode_double(fmt.element, fmt.element.max_finite_bits());
+  const double max_elem = element_max(fmt);
   policy sat{};
   sat.overflow = overflow_policy::saturate;  // a scale beyond the scale format's range clamps
   switch (fmt.rule) {
     case scale_rule::ocp_floor: {
       // 2^(floor(log2 amax) - emax_elem): exact in binary64; toward zero keeps it a power of two
       // inside the scale format's range (clamped at the ends).
-      const double x = std::ldexp(1.0, std::ilogb(amax) - fmt.element.emax());
+      const double x = std::ldexp(1.0, std::ilogb(amax) - element_emax(fmt));
       return convert(sf, binary64, f64_bits(x), env{rounding::toward_zero, sat}, st);
     }
     case scale_rule::round_up: return divide_into(sf, amax, max_elem, env{rounding::upward, sat}, st);
@@ -139,8 +199,13 @@ inline void check_shape(std::size_t n, std::size_t rows, std::size_t cols, const
     throw std::invalid_argument("lf::mx_quantize: " + std::to_string(n) + " values do not fill a " +
                                 std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
   if (fmt.block == 0) throw std::invalid_argument("lf::mx_quantize: block size 0 (accepted: 1 or more)");
-  if (!fmt.element.valid() || fmt.element.bits() > 8 || !fmt.scale.valid() || fmt.scale.bits() > 8)
+  if (fmt.int_bits != 0 && (fmt.int_bits < 2 || fmt.int_bits > 8 || fmt.rule == scale_rule::nvfp4))
+    throw std::invalid_argument("lf::mx_quantize: integer elements of " + std::to_string(fmt.int_bits) +
+                                " bits (accepted: 2 to 8, with a power-of-two scale rule: ocp_floor or round_up)");
+  if ((fmt.int_bits == 0 && (!fmt.element.valid() || fmt.element.bits() > 8)) || !fmt.scale.valid() || fmt.scale.bits() > 8)
     throw std::invalid_argument("lf::mx_quantize: element and scale formats must be valid formats of at most 8 bits");
+  if (fmt.int_bits != 0 && !fmt.scale.exponent_only())
+    throw std::invalid_argument("lf::mx_quantize: integer elements need a power-of-two scale format (E8M0)");
 }
 
 /// x[0..n) / d rounded into F, codes to out; element j's random bits are random(i0 + j). F is the
@@ -216,7 +281,7 @@ block_quantized mx_quantize_with(std::span<const float> x, std::size_t rows, std
   // 2. NVFP4's tensor scale: T = amax / (max_elem * max_scale), one binary32 rounding.
   double T = 1.0;
   if (fmt.rule == scale_rule::nvfp4 && tensor_amax > 0) {
-    const double denom = decode_double(fmt.element, fmt.element.max_finite_bits()) *
+    const double denom = element_max(fmt) *
                          decode_double(fmt.scale, fmt.scale.max_finite_bits());
     const bits_t t = divide_into(binary32, tensor_amax, denom, env{}, q.flags);
     q.tensor_scale = std::bit_cast<float>(static_cast<std::uint32_t>(t));
@@ -245,7 +310,10 @@ block_quantized mx_quantize_with(std::span<const float> x, std::size_t rows, std
     for (std::size_t c0 = 0; c0 < cols; c0 += B) {
       const std::size_t b = q.block_of(r, c0), i0 = r * cols + c0, len = std::min(B, cols - c0);
       if (std::isnan(divisor[b]) || divisor[b] == 0) continue;  // a NaN block decodes to NaN whatever its elements
-      quantize_run_any(fmt.element, x.data() + i0, q.elements.data() + i0, len, divisor[b], e, i0, random, q.flags);
+      if (fmt.int_bits != 0)
+        quantize_run_int(fmt.int_bits, x.data() + i0, q.elements.data() + i0, len, divisor[b], e, i0, random, q.flags);
+      else
+        quantize_run_any(fmt.element, x.data() + i0, q.elements.data() + i0, len, divisor[b], e, i0, random, q.flags);
     }
   return q;
 }
@@ -282,11 +350,11 @@ inline double mx_value(const block_quantized& q, std::size_t i) {
   const std::size_t b = q.block_of(i / q.cols, i % q.cols);
   const double s = detail::decode_double(q.fmt.scale, q.scales[b]);
   if (std::isnan(s)) return std::numeric_limits<double>::quiet_NaN();
-  return detail::decode_double(q.fmt.element, q.elements[i]) * s * static_cast<double>(q.tensor_scale);
+  return detail::element_value(q.fmt, q.elements[i]) * s * static_cast<double>(q.tensor_scale);
 }
 
 /// Every value of q into out (rows * cols floats), rounded to nearest even where it is not a float:
-/// an MX value (an element of at most 4 significant bits times a power of two) is exact unless it
+/// an MX value (an element of at most 7 significant bits times a power of two) is exact unless it
 /// lies beyond binary32's range; an NVFP4 value (E2M1 x E4M3 x the binary32 tensor scale, up to 30
 /// significant bits) is often inexact, and mx_value gives it exactly. Returns the flags.
 inline status mx_dequantize(const block_quantized& q, std::span<float> out) {

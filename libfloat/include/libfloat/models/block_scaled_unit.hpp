@@ -214,6 +214,9 @@ inline void check_block_scaled(const block_scaled_unit& u, const block_quantized
   if (a.cols != b.cols)
     throw std::invalid_argument(who + "a has K = " + std::to_string(a.cols) + " and b K = " + std::to_string(b.cols) +
                                 " (b is given transposed: N x K)");
+  if (a.fmt.int_bits != 0 || b.fmt.int_bits != 0)
+    throw std::invalid_argument(who + "integer elements (MXINT8) have no block-scaled unit model here "
+                                      "(Blackwell's kind::mxf8f6f4 and kind::mxf4nvf4 take FP8, FP6 and FP4 elements)");
   if (u.group > 1) {
     const auto g = static_cast<std::size_t>(u.group);
     if (a.fmt.block % g != 0 || b.fmt.block % g != 0)
