@@ -41,6 +41,7 @@ else
   echo "== building and installing libfloat (library and libfloat::runtime) into $prefix"
   cmake -S "$root" -B "$scratch/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
     -DLIBFLOAT_BUILD_TESTS=OFF -DLIBFLOAT_BUILD_TOOLS=OFF -DLIBFLOAT_BUILD_QUIZ=OFF -DLIBFLOAT_BUILD_BENCH=OFF \
+    -DLIBFLOAT_BUILD_PYTHON=OFF \
     -DLIBFLOAT_INSTALL=ON -DCMAKE_INSTALL_LIBDIR=lib >"$scratch/configure.log"
   cmake --build "$scratch/build" -j "$(nproc)" >"$scratch/build.log"
   cmake --install "$scratch/build" --prefix "$prefix" >"$scratch/install.log"
