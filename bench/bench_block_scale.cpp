@@ -4,6 +4,8 @@
 // Names:
 //   block_scale/<format>   lf::mx_quantize of the 16M floats as 4096 rows of 4096 (mxfp8_e4m3, mxfp4,
 //                          nvfp4), nearest even, saturating; items_per_second = elements per second
+//   block_scale/into/<format>  the same with lf::mx_quantize_into into one block_quantized reused
+//                          across iterations (no allocation, no page faults after the first call)
 //   block_scale/hw/copy    memcpy of the 64 MiB input: the memory bandwidth ceiling
 // Data: random signs, exponents uniform in [-26, 17], random significands (as bench_array.cpp).
 // Run: build/bench/bench/bench_block_scale --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
@@ -59,6 +61,23 @@ void quantize(benchmark::State& state, const lf::block_format* f) {
 BENCHMARK_CAPTURE(quantize, mxfp8, &lf::mxfp8_e4m3)->Name("block_scale/mxfp8_e4m3")->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_CAPTURE(quantize, mxfp4, &lf::mxfp4)->Name("block_scale/mxfp4")->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_CAPTURE(quantize, nvfp4, &lf::nvfp4)->Name("block_scale/nvfp4")->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// The same into one block_quantized reused across iterations (lf::mx_quantize_into): what a training
+// loop that quantizes same-shape tensors pays; the first, untimed call allocates and touches the storage.
+void quantize_into(benchmark::State& state, const lf::block_format* f) {
+  const auto& in = input();
+  lf::block_quantized q;
+  lf::mx_quantize_into(in, side, side, *f, q);
+  for (auto _ : state) {
+    lf::mx_quantize_into(in, side, side, *f, q);
+    benchmark::DoNotOptimize(q.elements.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n_elements));
+}
+BENCHMARK_CAPTURE(quantize_into, mxfp8, &lf::mxfp8_e4m3)->Name("block_scale/into/mxfp8_e4m3")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(quantize_into, mxfp4, &lf::mxfp4)->Name("block_scale/into/mxfp4")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(quantize_into, nvfp4, &lf::nvfp4)->Name("block_scale/into/nvfp4")->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 

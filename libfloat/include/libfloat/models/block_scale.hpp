@@ -5,6 +5,7 @@
 //   mxfp8_e4m3 mxfp8_e5m2 mxfp6_e3m2 mxfp6_e2m3 mxfp4 nvfp4 mxint8     the named ones
 //   mx_quantize(x, rows, cols, fmt, env[, layout])  -> block_quantized (encodings, scales, flags)
 //   mx_quantize(x, rows, cols, fmt, stochastic_source&, policy[, layout])
+//   mx_quantize_into(x, rows, cols, fmt, q[, env, layout])  the same into q, reusing its storage
 //   mx_dequantize(q, out)           every element times its scale (exact in float)
 //   exact_block_dot(a, b)           sum of a_i * b_i of two quantized vectors, exactly
 //   pack / unpack                   two FP4 values per byte, four FP6 values per three bytes
@@ -13,6 +14,7 @@
 // into the scale format, and each element one rounding of x / scale into the element format.
 #pragma once
 
+#include <libfloat/fast/block_quantize.hpp>
 #include <libfloat/libfloat.hpp>
 #include <libfloat/models/exact.hpp>
 
@@ -241,39 +243,119 @@ void quantize_run_any(const format& f, const float* x, std::uint8_t* out, std::s
   quantize_run<format{}>(f, x, out, n, d, e, i0, random, st);
 }
 
-/// The quantizer: random(i) gives element i's random bits (stochastic rounding) or 0.
+/// A divisor not known to be a power of two (quantize_block's k).
+inline constexpr int mx_no_k = std::numeric_limits<int>::min();
+
+/// The quantizer: random(i) gives element i's random bits (stochastic rounding) or 0. With
+/// allow_fast (the default), blocks with a power-of-two scale whose elements round to nearest even
+/// with the saturating default policy into an MX element format take fast/block_quantize.hpp's
+/// integer kernel (proven equal to the core: tests/fast/test_block_quantize_proof.cpp); false keeps
+/// the core's loop for every element (the proof's reference).
 template <class Random>
-block_quantized mx_quantize_with(std::span<const float> x, std::size_t rows, std::size_t cols, const block_format& fmt,
-                                 const env& e, block_layout layout, Random random) {
+void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t cols, const block_format& fmt,
+                      const env& e, block_layout layout, Random random, block_quantized& q, bool allow_fast = true) {
   check_shape(x.size(), rows, cols, fmt);
-  block_quantized q;
   q.fmt = fmt;
   q.layout = layout;
   q.rows = rows;
   q.cols = cols;
-  q.elements.assign(x.size(), 0);
+  q.tensor_scale = 1.0f;
+  q.flags = status{};
+  q.elements.resize(x.size());  // every element is written below (a NaN block's as 0)
   const std::size_t nb = q.block_rows() * q.block_cols();
-  q.scales.assign(nb, 0);
+  q.scales.resize(nb);
+  const std::size_t B = fmt.block;
+  const bool fast_elements =
+      allow_fast && fmt.int_bits == 0 && fast::mx_element_fast(fmt.element) && e.mode == rounding::nearest_even &&
+      e.policy == policy{tininess::after_rounding, subnormal_results::keep, subnormal_inputs::keep, overflow_policy::saturate};
+  const fast::mx_element_params params = fast::mx_params(fmt.int_bits == 0 ? fmt.element : float8_e4m3fn);
+  std::uint32_t fast_flags = 0;
+  // x[i0 .. i0 + len) / divisor into the elements: the proven kernel for a power-of-two divisor 2^k with
+  // k in E8M0's range -127..127 (the range its proof covers), else the core's loop; a NaN or zero
+  // divisor (a block holding a NaN or an infinity) gives elements 0 (the block decodes to NaN).
+  // (k_known: the divisor is known to be 2^k, from the E8M0 shortcut in scale_of)
+  auto quantize_block = [&](std::size_t i0, std::size_t len, double divisor, int k_known = mx_no_k) {
+    std::uint8_t* out = q.elements.data() + i0;
+    if (std::isnan(divisor) || divisor == 0) {
+      std::fill(out, out + len, std::uint8_t{0});
+      return;
+    }
+    int d_exp = 0;
+    const int k = k_known != mx_no_k ? k_known : std::frexp(divisor, &d_exp) == 0.5 ? d_exp - 1 : mx_no_k;
+    if (fast_elements && k >= -127 && k <= 127)
+      fast_flags |= fast::mx_elements_rne(x.data() + i0, out, len, k, params);
+    else if (fast_elements && fmt.element == float4_e2m1fn && fast::mx_e2m1_divisor_ok(divisor))
+      fast_flags |= fast::mx_e2m1_rne_div(x.data() + i0, out, len, divisor);  // NVFP4: proven, any such divisor
+    else if (fmt.int_bits != 0)
+      quantize_run_int(fmt.int_bits, x.data() + i0, out, len, divisor, e, i0, random, q.flags);
+    else
+      quantize_run_any(fmt.element, x.data() + i0, out, len, divisor, e, i0, random, q.flags);
+  };
+  // The scale code of a block whose largest magnitude is amax (NaN: the block holds a NaN or an
+  // infinity), and the divisor it gives with tensor scale T.
+  const bool e8m0_floor = allow_fast && fmt.rule == scale_rule::ocp_floor && fmt.scale == float8_e8m0fnu;
+  auto scale_of = [&](double amax, double T, double& divisor, int* k = nullptr) -> std::uint8_t {
+    if (e8m0_floor && T == 1.0 && amax > 0 && amax <= std::numeric_limits<double>::max()) {
+      // 2^x, x = floor(log2 amax) - emax_elem, is an E8M0 value when -127 <= x <= 127: its code is
+      // x + 127, exactly what the core's conversion of 2^x gives, with no flag (the shortcut is
+      // checked against the core path by tests/fast/test_block_quantize_proof.cpp). amax is a
+      // binary32 value (normal in binary64): its exponent field gives floor(log2 amax).
+      const int x = static_cast<int>(std::bit_cast<std::uint64_t>(amax) >> 52) - 1023 - element_emax(fmt);
+      if (x >= -127 && x <= 127) {
+        divisor = std::bit_cast<double>(static_cast<std::uint64_t>(x + 1023) << 52);
+        if (k) *k = x;
+        return static_cast<std::uint8_t>(x + 127);
+      }
+    }
+    bits_t s;
+    if (std::isnan(amax)) {
+      s = fmt.scale.nan_bits(false);
+      q.flags |= status::invalid;
+    } else if (amax == 0) {
+      s = fmt.scale.min_normal_bits();
+    } else {
+      s = block_scale_bits(fmt, amax, T, q.flags);
+    }
+    divisor = decode_double(fmt.scale, s) * T;  // exact: a scale value times a binary32
+    return static_cast<std::uint8_t>(s);
+  };
+  // The largest magnitude of a run (NaN if it holds a NaN or an infinity).
+  // On the magnitudes' bits: for non-negative binary32 values the integer order is the numeric order,
+  // and a NaN or an infinity has bits of at least 0x7F800000 (a loop that compilers vectorise).
+  auto run_amax = [allow_fast](const float* run, std::size_t len) {
+    const std::uint32_t m = allow_fast ? fast::mx_amax_bits(run, len) : fast::mx_amax_bits_portable(run, len);
+    return m >= 0x7F800000u ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(std::bit_cast<float>(m));
+  };
+  if (layout == block_layout::rows_1d && fmt.rule != scale_rule::nvfp4) {
+    // One pass: each block is one run of a row, and its scale needs nothing from other blocks.
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c0 = 0; c0 < cols; c0 += B) {
+        const std::size_t i0 = r * cols + c0, len = std::min(B, cols - c0);
+        double divisor = 1.0;
+        int k = mx_no_k;
+        q.scales[q.block_of(r, c0)] = scale_of(run_amax(x.data() + i0, len), 1.0, divisor, &k);
+        quantize_block(i0, len, divisor, k);
+      }
+    q.flags |= static_cast<status>(fast_flags);
+    return;
+  }
+  // The general case (2-D tiles, NVFP4's tensor scale): in passes.
   // 1. The largest magnitude of each block (NaN if any element is NaN or infinite), a row's run
   //    of up to `block` columns at a time.
-  std::vector<double> amax(nb, 0.0);
+  // (scratch kept per thread and reused: a large matrix's per-block vectors cost page faults each
+  // time they are allocated anew)
+  thread_local std::vector<double> amax, divisor;
+  amax.assign(nb, 0.0);
   double tensor_amax = 0.0;
-  const std::size_t B = fmt.block;
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c0 = 0; c0 < cols; c0 += B) {
       const float* run = x.data() + r * cols + c0;
       const std::size_t len = std::min(B, cols - c0);
-      float m = 0.0f;
-      bool special = false;
-      for (std::size_t j = 0; j < len; ++j) {
-        const float v = std::fabs(run[j]);
-        special |= !(v <= std::numeric_limits<float>::max());  // NaN or infinity
-        m = v > m ? v : m;
-      }
+      const double m = run_amax(run, len);
       double& bm = amax[q.block_of(r, c0)];
-      if (special || std::isnan(bm)) bm = std::numeric_limits<double>::quiet_NaN();
-      else bm = std::max(bm, static_cast<double>(m));
-      if (!special) tensor_amax = std::max(tensor_amax, static_cast<double>(m));
+      if (std::isnan(m) || std::isnan(bm)) bm = std::numeric_limits<double>::quiet_NaN();
+      else bm = std::max(bm, m);
+      if (!std::isnan(m)) tensor_amax = std::max(tensor_amax, m);
       else
         for (std::size_t j = 0; j < len; ++j)
           if (std::isfinite(run[j])) tensor_amax = std::max(tensor_amax, std::fabs(static_cast<double>(run[j])));
@@ -290,31 +372,21 @@ block_quantized mx_quantize_with(std::span<const float> x, std::size_t rows, std
   }
   // 3. Each block's scale: a NaN for a block with a NaN or infinity (OCP MX §6.3), the smallest
   //    normal scale for an all-zero block (any scale gives zeros), else the rule's value.
-  std::vector<double> divisor(nb, 1.0);
-  for (std::size_t b = 0; b < nb; ++b) {
-    bits_t s;
-    if (std::isnan(amax[b])) {
-      s = fmt.scale.nan_bits(false);
-      q.flags |= status::invalid;
-    } else if (amax[b] == 0) {
-      s = fmt.scale.min_normal_bits();
-    } else {
-      s = block_scale_bits(fmt, amax[b], T, q.flags);
-    }
-    q.scales[b] = static_cast<std::uint8_t>(s);
-    divisor[b] = decode_double(fmt.scale, s) * T;  // exact: a scale value times a binary32
-  }
+  divisor.assign(nb, 1.0);
+  for (std::size_t b = 0; b < nb; ++b) q.scales[b] = scale_of(amax[b], T, divisor[b]);
   // 4. Each element: x / divisor rounded once into the element format (MX clamps: saturate), a
-  //    row's run of a block at a time (quantize_run).
+  //    row's run of a block at a time.
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c0 = 0; c0 < cols; c0 += B) {
-      const std::size_t b = q.block_of(r, c0), i0 = r * cols + c0, len = std::min(B, cols - c0);
-      if (std::isnan(divisor[b]) || divisor[b] == 0) continue;  // a NaN block decodes to NaN whatever its elements
-      if (fmt.int_bits != 0)
-        quantize_run_int(fmt.int_bits, x.data() + i0, q.elements.data() + i0, len, divisor[b], e, i0, random, q.flags);
-      else
-        quantize_run_any(fmt.element, x.data() + i0, q.elements.data() + i0, len, divisor[b], e, i0, random, q.flags);
-    }
+    for (std::size_t c0 = 0; c0 < cols; c0 += B)
+      quantize_block(r * cols + c0, std::min(B, cols - c0), divisor[q.block_of(r, c0)]);
+  q.flags |= static_cast<status>(fast_flags);
+}
+
+template <class Random>
+block_quantized mx_quantize_with(std::span<const float> x, std::size_t rows, std::size_t cols, const block_format& fmt,
+                                 const env& e, block_layout layout, Random random, bool allow_fast = true) {
+  block_quantized q;
+  mx_quantize_into(x, rows, cols, fmt, e, layout, random, q, allow_fast);
   return q;
 }
 
@@ -330,6 +402,17 @@ inline block_quantized mx_quantize(std::span<const float> x, std::size_t rows, s
   if (e.mode == rounding::stochastic)
     throw std::invalid_argument("lf::mx_quantize: stochastic rounding needs an lf::stochastic_source");
   return detail::mx_quantize_with(x, rows, cols, fmt, e, layout, [](std::size_t) { return std::uint32_t{0}; });
+}
+
+/// The same into q, whose storage is reused: quantizing data of one shape again and again (a training
+/// loop) allocates nothing after the first call. q's previous contents are replaced.
+inline void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t cols, const block_format& fmt,
+                             block_quantized& q,
+                             env e = env{rounding::nearest_even, policy{tininess::after_rounding, {}, {}, overflow_policy::saturate}},
+                             block_layout layout = block_layout::rows_1d) {
+  if (e.mode == rounding::stochastic)
+    throw std::invalid_argument("lf::mx_quantize_into: stochastic rounding needs an lf::stochastic_source");
+  detail::mx_quantize_into(x, rows, cols, fmt, e, layout, [](std::size_t) { return std::uint32_t{0}; }, q);
 }
 
 /// The same with stochastic rounding of the elements (the NVFP4 recipe rounds gradients so): the

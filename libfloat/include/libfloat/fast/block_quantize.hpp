@@ -1,0 +1,395 @@
+// libfloat/fast/block_quantize.hpp: MX element quantization by integer operations.
+//
+// Proof: ctest tests proof_block_quantize_<i>of<n>, label `proof` (tests/fast/test_block_quantize_proof.cpp):
+// for every element format this file serves (E4M3, E5M2, FP6 E3M2, FP6 E2M3, FP4 E2M1) and every
+// finite binary32 x, with the power-of-two scale exponents k = 0, -127 and 127 (the ends and the middle
+// of E8M0's range), mx_element_rne and the run kernel mx_elements_rne on each path the CPU has
+// (portable; AVX2, 8 lanes; AVX-512, 16 lanes; a path the CPU lacks is reported as skipped) give,
+// element by element,
+// the code and the flags that the core gives for
+// lf::convert(F, binary64, x * 2^-k) under nearest even with the saturating policy (tininess after
+// rounding, no FTZ, no DAZ). The result depends on k only through the exponent E = e(x) - k, which
+// those three cover from -276 to 254, everything the E8M0 range can give.
+//
+// What it computes, for x = (-1)^s * sig * 2^(E - 23) with sig a 24-bit integer (a normalised
+// subnormal x included) and E = e(x) - k: the significand shifted right to the element's quantum
+// 2^(max(E, emin) - M) (M fraction bits), rounded to nearest even from the discarded bits, the code
+// assembled from the exponent and the rounded significand (a carry moves to the next binade by plain
+// addition), and codes above the format's max finite clamped to it with overflow and inexact. Tiny
+// (after rounding): the result rounded to M + 1 bits with an unbounded exponent is below 2^emin.
+// Nothing reads the floating-point environment.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include <libfloat/core/format.hpp>
+#include <libfloat/core/status.hpp>
+#include <libfloat/fast/cpu_dispatch.hpp>
+
+#if defined(LIBFLOAT_ARRAY_X86)
+#include <immintrin.h>
+#endif
+
+namespace lf::fast {
+
+/// The parameters of an element format for mx_element_rne: fraction bits M, emin, the sign bit
+/// position and the largest finite code (magnitude).
+struct mx_element_params {
+  int fraction_bits;
+  int emin;
+  int sign_shift;
+  std::uint32_t max_code;
+};
+
+constexpr mx_element_params mx_params(const format& f) {
+  return {f.fraction_bits(), f.emin(), f.bits() - 1, static_cast<std::uint32_t>(f.max_finite_bits())};
+}
+
+/// Whether mx_e2m1_rne_div serves the divisor d (see there).
+inline bool mx_e2m1_divisor_ok(double d) {
+  if (!(d > 0x1p-1000 && d < 0x1p1000)) return false;
+  const std::uint64_t sig = (std::bit_cast<std::uint64_t>(d) & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
+  return 53 - std::countr_zero(sig) <= 28;
+}
+
+/// Whether mx_element_rne serves format f: the five MX element formats (signed, at most 8 bits, with
+/// subnormals; the all-ones codes above max finite, if any, are NaN or infinity).
+constexpr bool mx_element_fast(const format& f) {
+  return f == float8_e4m3fn || f == float8_e5m2 || f == float6_e3m2fn || f == float6_e2m3fn || f == float4_e2m1fn;
+}
+
+/// The code of the finite binary32 x (its bits) divided by 2^k, rounded to nearest even into the
+/// element format with saturation; its flags are ORed into `flags` (status bits). Written without
+/// data-dependent branches (selects instead), so that a loop over a block runs at a steady rate.
+inline std::uint32_t mx_element_rne(std::uint32_t xb, int k, const mx_element_params& p, std::uint32_t& flags) {
+  const std::uint32_t sign = (xb >> 31) << p.sign_shift;
+  const std::uint32_t field = (xb >> 23) & 0xFF;
+  const std::uint32_t mant = xb & 0x7FFFFF;
+  // sig * 2^(e - 23) = |x| with sig a 24-bit integer: a binary32 subnormal is normalised (n = its
+  // significant bits); a zero gives sig = 0, and then every step below gives the code 0, exactly.
+  const int n = std::bit_width(mant);
+  const bool normal = field != 0;
+  const std::uint32_t sig = normal ? (mant | 0x800000u) : (mant << (24 - n));
+  const int e = normal ? static_cast<int>(field) - 127 : n - 150;
+  const int E = e - k;
+  const int M = p.fraction_bits;
+  // The element's quantum is 2^(max(E, emin) - M): drop sh bits of sig (capped at 25: sig < 2^24
+  // is then below half the quantum, and rounds to zero).
+  const int below = p.emin - E > 0 ? p.emin - E : 0;
+  const int sh = 23 - M + below < 25 ? 23 - M + below : 25;
+  const std::uint32_t q = sig >> sh;
+  const std::uint32_t rem = sig & ((1u << sh) - 1);
+  const std::uint32_t half = 1u << (sh - 1);
+  const std::uint32_t r = q + static_cast<std::uint32_t>(rem > half || (rem == half && (q & 1)));
+  // The code: biased exponent and fraction for a normal result (a carry to 2^(M+1) moves on to the
+  // next exponent by the addition), the rounded significand itself for a subnormal one (2^M there is
+  // the smallest normal's code).
+  const int normal_code = ((E - p.emin + 1) << M) + static_cast<int>(r) - (1 << M);
+  const std::uint32_t code = E >= p.emin ? static_cast<std::uint32_t>(normal_code) : r;
+  // Tiny after rounding: below 2^emin when rounded to M + 1 bits with an unbounded exponent. Only
+  // E = emin - 1 can round up to 2^emin: then the top M + 1 bits of sig are all ones and round up.
+  const int shu = 23 - M;
+  const std::uint32_t qu = sig >> shu, remu = sig & ((1u << shu) - 1), halfu = 1u << (shu - 1);
+  const std::uint32_t ru = qu + static_cast<std::uint32_t>(remu > halfu || (remu == halfu && (qu & 1)));
+  const bool tiny = E < p.emin - 1 || (E == p.emin - 1 && ru < (2u << M));
+  const bool inexact = rem != 0;
+  // Beyond max finite: the code of max finite, with overflow and inexact (the conversion saturates).
+  // A normal code is at least 2^M > 0 here, so the unsigned compare also holds for large E.
+  const bool over = code > p.max_code;
+  flags |= static_cast<std::uint32_t>(inexact || over) * to_bits(status::inexact) |
+           static_cast<std::uint32_t>(inexact && tiny) * to_bits(status::underflow) |
+           static_cast<std::uint32_t>(over) * to_bits(status::overflow);
+  return sign | (over ? p.max_code : code);
+}
+
+namespace detail {
+
+/// The portable run: n elements of x divided by 2^k; element flags into per_element when given.
+inline std::uint32_t mx_elements_rne_portable(const float* x, std::uint8_t* out, std::size_t n, int k,
+                                               const mx_element_params& p, std::uint8_t* per_element) {
+  std::uint32_t flags = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    std::uint32_t f = 0;
+    out[j] = static_cast<std::uint8_t>(mx_element_rne(std::bit_cast<std::uint32_t>(x[j]), k, p, f));
+    if (per_element) per_element[j] = static_cast<std::uint8_t>(f);
+    flags |= f;
+  }
+  return flags;
+}
+
+#if defined(LIBFLOAT_ARRAY_X86)
+/// The same on 8 lanes of AVX2, the steps of mx_element_rne as lane operations. A group of 8 holding
+/// a binary32 subnormal (its normalisation needs a count of leading zeros, which AVX2 lacks) takes
+/// the portable code, and so does a tail of fewer than 8.
+__attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const float* x, std::uint8_t* out,
+                                                                          std::size_t n, int k,
+                                                                          const mx_element_params& p,
+                                                                          std::uint8_t* per_element) {
+  const int M = p.fraction_bits;
+  const __m256i one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256();
+  const __m256i v_k127 = _mm256_set1_epi32(127 + k), v_emin = _mm256_set1_epi32(p.emin);
+  const __m256i v_sh0 = _mm256_set1_epi32(23 - M), v_25 = _mm256_set1_epi32(25);
+  const __m256i v_norm_off = _mm256_set1_epi32(1 - p.emin), v_two_m = _mm256_set1_epi32(1 << M);
+  const __m256i v_maxcode = _mm256_set1_epi32(static_cast<int>(p.max_code));
+  const __m256i v_emin1 = _mm256_set1_epi32(p.emin - 1), v_top = _mm256_set1_epi32(2 << M);
+  const __m256i v_halfu = _mm256_set1_epi32(1 << (22 - M)), v_masku = _mm256_set1_epi32((1 << (23 - M)) - 1);
+  const __m128i shift_m = _mm_cvtsi32_si128(M), shift_u = _mm_cvtsi32_si128(23 - M);
+  const __m128i shift_sign = _mm_cvtsi32_si128(p.sign_shift);
+  __m256i inexact_acc = zero, under_acc = zero, over_acc = zero;
+  std::size_t j = 0;
+  std::uint32_t flags = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256i xb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + j));
+    const __m256i field = _mm256_and_si256(_mm256_srli_epi32(xb, 23), _mm256_set1_epi32(0xFF));
+    const __m256i mant = _mm256_and_si256(xb, _mm256_set1_epi32(0x7FFFFF));
+    const __m256i field0 = _mm256_cmpeq_epi32(field, zero);
+    if (!_mm256_testz_si256(_mm256_andnot_si256(_mm256_cmpeq_epi32(mant, zero), field0), field0)) {
+      flags |= mx_elements_rne_portable(x + j, out + j, 8, k, p, per_element ? per_element + j : nullptr);
+      continue;  // a binary32 subnormal in the group
+    }
+    // sig: 0 for a zero (field 0, mantissa 0), the mantissa with its hidden bit otherwise.
+    const __m256i sig = _mm256_andnot_si256(field0, _mm256_or_si256(mant, _mm256_set1_epi32(0x800000)));
+    const __m256i E = _mm256_sub_epi32(field, v_k127);
+    const __m256i below = _mm256_max_epi32(_mm256_sub_epi32(v_emin, E), zero);
+    const __m256i sh = _mm256_min_epi32(_mm256_add_epi32(v_sh0, below), v_25);
+    const __m256i q = _mm256_srlv_epi32(sig, sh);
+    const __m256i bit = _mm256_sllv_epi32(one, sh);
+    const __m256i rem = _mm256_and_si256(sig, _mm256_sub_epi32(bit, one));
+    const __m256i half = _mm256_srli_epi32(bit, 1);
+    const __m256i q_odd = _mm256_cmpeq_epi32(_mm256_and_si256(q, one), one);
+    const __m256i up = _mm256_or_si256(_mm256_cmpgt_epi32(rem, half),
+                                       _mm256_and_si256(_mm256_cmpeq_epi32(rem, half), q_odd));
+    const __m256i r = _mm256_sub_epi32(q, up);  // up is -1 where it rounds up
+    const __m256i normal_code =
+        _mm256_sub_epi32(_mm256_add_epi32(_mm256_sll_epi32(_mm256_add_epi32(E, v_norm_off), shift_m), r), v_two_m);
+    const __m256i is_normal = _mm256_cmpgt_epi32(E, v_emin1);  // E >= emin
+    // (a zero lane, field 0 here, has E = -127 - k, which may look normal: its code is 0)
+    const __m256i code = _mm256_andnot_si256(field0, _mm256_blendv_epi8(r, normal_code, is_normal));
+    // tiny after rounding (see mx_element_rne)
+    const __m256i qu = _mm256_srl_epi32(sig, shift_u);
+    const __m256i remu = _mm256_and_si256(sig, v_masku);
+    const __m256i qu_odd = _mm256_cmpeq_epi32(_mm256_and_si256(qu, one), one);
+    const __m256i upu = _mm256_or_si256(_mm256_cmpgt_epi32(remu, v_halfu),
+                                        _mm256_and_si256(_mm256_cmpeq_epi32(remu, v_halfu), qu_odd));
+    const __m256i ru = _mm256_sub_epi32(qu, upu);
+    const __m256i tiny = _mm256_or_si256(_mm256_cmpgt_epi32(v_emin1, E),
+                                         _mm256_and_si256(_mm256_cmpeq_epi32(E, v_emin1), _mm256_cmpgt_epi32(v_top, ru)));
+    const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi32(rem, zero), _mm256_set1_epi32(-1));
+    const __m256i over = _mm256_cmpgt_epi32(code, v_maxcode);
+    const __m256i sign = _mm256_sll_epi32(_mm256_srli_epi32(xb, 31), shift_sign);
+    const __m256i res = _mm256_or_si256(sign, _mm256_blendv_epi8(code, v_maxcode, over));
+    const __m256i inexact_any = _mm256_or_si256(inexact, over);
+    const __m256i under = _mm256_and_si256(inexact, tiny);
+    inexact_acc = _mm256_or_si256(inexact_acc, inexact_any);
+    under_acc = _mm256_or_si256(under_acc, under);
+    over_acc = _mm256_or_si256(over_acc, over);
+    // 8 results of at most 8 bits: pack to bytes (in-lane), then gather the two 4-byte halves.
+    const __m256i w16 = _mm256_packus_epi32(res, res);
+    const __m256i w8 = _mm256_packus_epi16(w16, w16);
+    const __m256i both = _mm256_permutevar8x32_epi32(w8, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + j), _mm256_castsi256_si128(both));
+    if (per_element) {
+      const __m256i fl = _mm256_or_si256(
+          _mm256_or_si256(_mm256_and_si256(inexact_any, _mm256_set1_epi32(to_bits(status::inexact))),
+                          _mm256_and_si256(under, _mm256_set1_epi32(to_bits(status::underflow)))),
+          _mm256_and_si256(over, _mm256_set1_epi32(to_bits(status::overflow))));
+      const __m256i f16 = _mm256_packus_epi32(fl, fl);
+      const __m256i f8 = _mm256_packus_epi16(f16, f16);
+      const __m256i fb = _mm256_permutevar8x32_epi32(f8, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(per_element + j), _mm256_castsi256_si128(fb));
+    }
+  }
+  if (!_mm256_testz_si256(inexact_acc, inexact_acc)) flags |= to_bits(status::inexact);
+  if (!_mm256_testz_si256(under_acc, under_acc)) flags |= to_bits(status::underflow);
+  if (!_mm256_testz_si256(over_acc, over_acc)) flags |= to_bits(status::overflow);
+  if (j < n) flags |= mx_elements_rne_portable(x + j, out + j, n - j, k, p, per_element ? per_element + j : nullptr);
+  return flags;
+}
+
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32() (an uninitialised variable), which
+// -Wmaybe-uninitialized reports once inlined here (as in fast/array_kernels.hpp).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/// The same on 16 lanes of AVX-512 (F, BW, VL, DQ; compares give mask registers). A group of 16
+/// holding a binary32 subnormal, and a tail of fewer than 16, take the AVX2 code.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::uint32_t mx_elements_rne_avx512(
+    const float* x, std::uint8_t* out, std::size_t n, int k, const mx_element_params& p, std::uint8_t* per_element) {
+  const int M = p.fraction_bits;
+  const __m512i one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512();
+  const __m512i v_k127 = _mm512_set1_epi32(127 + k), v_emin = _mm512_set1_epi32(p.emin);
+  const __m512i v_sh0 = _mm512_set1_epi32(23 - M), v_25 = _mm512_set1_epi32(25);
+  const __m512i v_norm_off = _mm512_set1_epi32(1 - p.emin), v_two_m = _mm512_set1_epi32(1 << M);
+  const __m512i v_maxcode = _mm512_set1_epi32(static_cast<int>(p.max_code));
+  const __m512i v_emin1 = _mm512_set1_epi32(p.emin - 1), v_top = _mm512_set1_epi32(2 << M);
+  const __m512i v_halfu = _mm512_set1_epi32(1 << (22 - M)), v_masku = _mm512_set1_epi32((1 << (23 - M)) - 1);
+  const __m512i v_m = _mm512_set1_epi32(M), v_u = _mm512_set1_epi32(23 - M), v_sign = _mm512_set1_epi32(p.sign_shift);
+  __mmask16 inexact_acc = 0, under_acc = 0, over_acc = 0;
+  std::uint32_t flags = 0;
+  std::size_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const __m512i xb = _mm512_loadu_si512(x + j);
+    const __m512i field = _mm512_and_si512(_mm512_srli_epi32(xb, 23), _mm512_set1_epi32(0xFF));
+    const __m512i mant = _mm512_and_si512(xb, _mm512_set1_epi32(0x7FFFFF));
+    const __mmask16 field0 = _mm512_cmpeq_epi32_mask(field, zero);
+    if ((field0 & _mm512_cmpneq_epi32_mask(mant, zero)) != 0) {
+      flags |= mx_elements_rne_avx2(x + j, out + j, 16, k, p, per_element ? per_element + j : nullptr);
+      continue;  // a binary32 subnormal in the group
+    }
+    const __m512i sig = _mm512_maskz_or_epi32(static_cast<__mmask16>(~field0), mant, _mm512_set1_epi32(0x800000));
+    const __m512i E = _mm512_sub_epi32(field, v_k127);
+    const __m512i below = _mm512_max_epi32(_mm512_sub_epi32(v_emin, E), zero);
+    const __m512i sh = _mm512_min_epi32(_mm512_add_epi32(v_sh0, below), v_25);
+    const __m512i q = _mm512_srlv_epi32(sig, sh);
+    const __m512i bit = _mm512_sllv_epi32(one, sh);
+    const __m512i rem = _mm512_and_si512(sig, _mm512_sub_epi32(bit, one));
+    const __m512i half = _mm512_srli_epi32(bit, 1);
+    const __mmask16 q_odd = _mm512_test_epi32_mask(q, one);
+    const __mmask16 up = _mm512_cmpgt_epi32_mask(rem, half) | (_mm512_cmpeq_epi32_mask(rem, half) & q_odd);
+    const __m512i r = _mm512_mask_add_epi32(q, up, q, one);
+    const __m512i normal_code =
+        _mm512_sub_epi32(_mm512_add_epi32(_mm512_sllv_epi32(_mm512_add_epi32(E, v_norm_off), v_m), r), v_two_m);
+    const __mmask16 is_normal = _mm512_cmpgt_epi32_mask(E, v_emin1);
+    // (a zero lane, field 0 here, has E = -127 - k, which may look normal: its code is 0)
+    const __m512i code = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~field0), _mm512_mask_blend_epi32(is_normal, r, normal_code));
+    const __m512i qu = _mm512_srlv_epi32(sig, v_u);
+    const __m512i remu = _mm512_and_si512(sig, v_masku);
+    const __mmask16 upu = _mm512_cmpgt_epi32_mask(remu, v_halfu) |
+                          (_mm512_cmpeq_epi32_mask(remu, v_halfu) & _mm512_test_epi32_mask(qu, one));
+    const __m512i ru = _mm512_mask_add_epi32(qu, upu, qu, one);
+    const __mmask16 tiny = _mm512_cmpgt_epi32_mask(v_emin1, E) |
+                           (_mm512_cmpeq_epi32_mask(E, v_emin1) & _mm512_cmpgt_epi32_mask(v_top, ru));
+    const __mmask16 inexact = _mm512_cmpneq_epi32_mask(rem, zero);
+    const __mmask16 over = _mm512_cmpgt_epi32_mask(code, v_maxcode);
+    const __m512i sign = _mm512_sllv_epi32(_mm512_srli_epi32(xb, 31), v_sign);
+    const __m512i res = _mm512_or_si512(sign, _mm512_mask_blend_epi32(over, code, v_maxcode));
+    const __mmask16 inexact_any = inexact | over, under = inexact & tiny;
+    inexact_acc |= inexact_any;
+    under_acc |= under;
+    over_acc |= over;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm512_cvtepi32_epi8(res));
+    if (per_element) {
+      __m512i fl = _mm512_maskz_mov_epi32(inexact_any, _mm512_set1_epi32(to_bits(status::inexact)));
+      fl = _mm512_mask_or_epi32(fl, under, fl, _mm512_set1_epi32(to_bits(status::underflow)));
+      fl = _mm512_mask_or_epi32(fl, over, fl, _mm512_set1_epi32(to_bits(status::overflow)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(per_element + j), _mm512_cvtepi32_epi8(fl));
+    }
+  }
+  if (inexact_acc) flags |= to_bits(status::inexact);
+  if (under_acc) flags |= to_bits(status::underflow);
+  if (over_acc) flags |= to_bits(status::overflow);
+  if (j < n) flags |= mx_elements_rne_avx2(x + j, out + j, n - j, k, p, per_element ? per_element + j : nullptr);
+  return flags;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+}  // namespace detail
+
+/// The largest of the magnitudes' bits |x[j]| (as unsigned integers: for non-negative binary32 values
+/// that order is the numeric order; a NaN or an infinity gives at least 0x7F800000), 0 for n = 0. Not
+/// a rounding: mx_quantize's blocks use it for amax, and its result is compared with the portable
+/// loop's by tests/fast/test_block_quantize_proof.cpp.
+inline std::uint32_t mx_amax_bits_portable(const float* x, std::size_t n) {
+  std::uint32_t m = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint32_t b = std::bit_cast<std::uint32_t>(x[j]) & 0x7FFFFFFFu;
+    m = b > m ? b : m;
+  }
+  return m;
+}
+
+#if defined(LIBFLOAT_ARRAY_X86)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::uint32_t mx_amax_bits_avx512(const float* x,
+                                                                                                         std::size_t n) {
+  __m512i m = _mm512_setzero_si512();
+  const __m512i mask = _mm512_set1_epi32(0x7FFFFFFF);
+  std::size_t j = 0;
+  for (; j + 16 <= n; j += 16) m = _mm512_max_epu32(m, _mm512_and_si512(_mm512_loadu_si512(x + j), mask));
+  if (j < n) {
+    const __mmask16 tail = static_cast<__mmask16>((1u << (n - j)) - 1);
+    m = _mm512_max_epu32(m, _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, x + j), mask));
+  }
+  alignas(64) std::uint32_t lanes[16];
+  _mm512_store_si512(lanes, m);
+  std::uint32_t r = 0;
+  for (const std::uint32_t v : lanes) r = v > r ? v : r;
+  return r;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+/// mx_amax_bits_portable on AVX-512 where the CPU has it and the array dispatch allows.
+inline std::uint32_t mx_amax_bits(const float* x, std::size_t n) {
+#if defined(LIBFLOAT_ARRAY_X86)
+  if (lf::detail::is_avx512(array_dispatch_in_use())) return mx_amax_bits_avx512(x, n);
+#endif
+  return mx_amax_bits_portable(x, n);
+}
+
+/// n elements of x divided by 2^k (-127 <= k <= 127) rounded to nearest even into the element format,
+/// saturating: codes to out, the ORed flags returned (status bits), and each element's flags to
+/// per_element when it is not null. Runs on AVX-512 or AVX2 where the CPU has them and
+/// lf::array_dispatch_in_use() allows (lf::set_array_dispatch(lf::array_dispatch::portable) forces the
+/// portable loop, array_dispatch::avx2 the AVX2 one).
+inline std::uint32_t mx_elements_rne(const float* x, std::uint8_t* out, std::size_t n, int k, const mx_element_params& p,
+                                     std::uint8_t* per_element = nullptr) {
+#if defined(LIBFLOAT_ARRAY_X86)
+  const array_dispatch path = array_dispatch_in_use();
+  if (lf::detail::is_avx512(path)) return detail::mx_elements_rne_avx512(x, out, n, k, p, per_element);
+  if (path == array_dispatch::avx2) return detail::mx_elements_rne_avx2(x, out, n, k, p, per_element);
+#endif
+  return detail::mx_elements_rne_portable(x, out, n, k, p, per_element);
+}
+
+/// NVFP4's elements: n elements of x divided by d (a positive divisor whose significand has at most 28
+/// bits, between 2^-1000 and 2^1000: an E4M3 scale times a binary32 tensor scale is one), rounded to nearest even into FP4
+/// E2M1 with saturation. Codes to out, each element's flags to per_element when given, the ORed
+/// flags returned. By comparisons with exact thresholds: t * d is exact in binary64 for every t here
+/// (at most 3 significant bits), and so is |x|, so |x| > t * d decides |x| / d > t exactly:
+///   midpoints between E2M1's magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6: 0.25 0.75 1.25 1.75 2.5 3.5 5
+///   (a tie goes to the even code: 0, 1, 1, 2, 2, 4, 4);
+///   overflow from |x| / d >= 7 (with an unbounded exponent 7 is the tie between 6 and 8, and goes to 8);
+///   tiny below 0.875 (the tie between 0.875 and 1 goes to 1), underflow when also inexact.
+/// Proof: tests/fast/test_block_quantize_proof.cpp, every finite binary32 x for a set of divisors,
+/// against lf::convert of the quotient (the core, through the division rounded to odd).
+inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::size_t n, double d,
+                                     std::uint8_t* per_element = nullptr) {
+  // Code c's magnitude and the midpoint above it, times d.
+  const double mid[7] = {0.25 * d, 0.75 * d, 1.25 * d, 1.75 * d, 2.5 * d, 3.5 * d, 5 * d};
+  const double val[8] = {0.0, 0.5 * d, 1.0 * d, 1.5 * d, 2.0 * d, 3.0 * d, 4.0 * d, 6.0 * d};
+  const double over_at = 7 * d, tiny_below = 0.875 * d;
+  std::uint32_t flags = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint32_t xb = std::bit_cast<std::uint32_t>(x[j]);
+    const double a = static_cast<double>(std::bit_cast<float>(xb & 0x7FFFFFFFu));
+    // the code: how many midpoints |x| passes, a tie (equality) passing only toward an even code
+    std::uint32_t c = 0;
+    for (int i = 0; i < 7; ++i) {
+      const bool pass = a > mid[i] || (a == mid[i] && (i & 1) != 0);  // midpoint i lies between codes i and i + 1
+      c += pass ? 1u : 0u;
+    }
+    const bool over = a >= over_at;
+    const bool inexact = over || a != val[c];
+    const bool tiny = a < tiny_below;
+    const std::uint32_t f = (inexact ? to_bits(status::inexact) : 0u) | (inexact && tiny ? to_bits(status::underflow) : 0u) |
+                            (over ? to_bits(status::overflow) : 0u);
+    out[j] = static_cast<std::uint8_t>(((xb >> 31) << 3) | c);
+    if (per_element) per_element[j] = static_cast<std::uint8_t>(f);
+    flags |= f;
+  }
+  return flags;
+}
+
+}  // namespace lf::fast

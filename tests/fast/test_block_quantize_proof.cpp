@@ -1,0 +1,199 @@
+// The proof of fast/block_quantize.hpp: on its whole domain, lf::fast::mx_element_rne gives the core's
+// code and flags.
+//
+// Domain: every finite binary32 x (2^32 minus the NaNs and infinities), through the one-element
+// function and through the run kernel on each path the CPU has (portable, AVX2, AVX-512; element by element,
+// with each element's flags, and the ORed flags), for each element format the kernel serves (E4M3, E5M2, FP6 E3M2, FP6 E2M3, FP4 E2M1) and each scale exponent k in {0, -127, 127}.
+// The kernel depends on k only through E = e(x) - k, so these three cover every E that an E8M0 scale
+// (2^-127 .. 2^127) can give, -276 .. 254. The reference is the core: lf::convert(F, binary64, x * 2^-k)
+// (the quotient is exact in binary64) under nearest even with the policy mx_quantize uses by default
+// (tininess after rounding, subnormals kept, saturating overflow). Bits and flags are compared.
+// The test also runs lf::mx_quantize through the public entry point on random data and compares it
+// with the core's element loop (the same quantizer with the kernel turned off).
+//
+// Environment (single-threaded; ctest runs shards in parallel): the chunk c is the top 16 bits of x.
+//   LIBFLOAT_EXHAUSTIVE_SHARDS, LIBFLOAT_EXHAUSTIVE_SHARD, LIBFLOAT_PROOF_PART: as in
+//   tests/fast/proof_selection.hpp, with a rotation of 32 parts (32 consecutive days cover everything).
+#include <libfloat/fast/block_quantize.hpp>
+#include <libfloat/models/block_scale.hpp>
+
+#include <doctest/doctest.h>
+
+#include "proof_selection.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int n_parts = 32;
+constexpr lf::format formats[] = {lf::float8_e4m3fn, lf::float8_e5m2, lf::float6_e3m2fn, lf::float6_e2m3fn,
+                                  lf::float4_e2m1fn};
+constexpr int scale_exponents[] = {0, -127, 127};
+
+const lf::env saturating{lf::rounding::nearest_even,
+                         lf::policy{lf::tininess::after_rounding, {}, {}, lf::overflow_policy::saturate}};
+
+}  // namespace
+
+TEST_CASE("mx_element_rne and the run kernel on each path equal the core on every finite binary32") {
+  const proof::selection sel = proof::select_chunks();
+  std::printf("block_quantize proof: shard %zu of %zu, %s; %s\n", sel.shard, sel.shards, sel.part_text(n_parts).c_str(),
+              sel.how.c_str());
+  // The run kernel's paths: portable always; AVX2 where the CPU has it (otherwise said to be skipped).
+  std::vector<lf::array_dispatch> paths{lf::array_dispatch::portable};
+  if (lf::detail::cpu().avx2_f16c)
+    paths.push_back(lf::array_dispatch::avx2);
+  else
+    std::printf("block_quantize proof: the AVX2 run kernel is SKIPPED (this CPU has no AVX2): not proven here\n");
+  if (lf::detail::cpu().avx512)
+    paths.push_back(lf::array_dispatch::avx512);
+  else
+    std::printf("block_quantize proof: the AVX-512 run kernel is SKIPPED (this CPU has no AVX-512): not proven here\n");
+  std::uint64_t checked = 0, mismatches = 0;
+  std::string first;
+  std::vector<float> xs(65536);
+  std::vector<std::uint8_t> codes(65536), flags(65536);
+  auto note = [&](const char* who, const lf::format& f, std::uint32_t xb, int k, unsigned got, unsigned got_st,
+                  unsigned long long want, unsigned want_st) {
+    if (mismatches++ == 0) {
+      char buf[240];
+      std::snprintf(buf, sizeof buf, "%s %s x=0x%08x k=%d: 0x%02x flags %02x, core 0x%02llx flags %02x", who,
+                    lf::format_name(f).c_str(), xb, k, got, got_st, want, want_st);
+      first = buf;
+    }
+  };
+  for (std::uint32_t c = 0; c < 65536; ++c) {
+    if (!sel.selected(c, n_parts)) continue;
+    for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+      std::uint32_t xb = (c << 16) | lo;
+      if ((xb & 0x7F800000u) == 0x7F800000u) xb = 0;  // NaN, infinity: not in the domain (a zero instead)
+      xs[lo] = std::bit_cast<float>(xb);
+    }
+    for (const lf::format& f : formats) {
+      const lf::fast::mx_element_params p = lf::fast::mx_params(f);
+      for (const int k : scale_exponents) {
+        std::vector<std::uint8_t> want_code(65536), want_flags(65536);
+        for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+          const std::uint32_t xb = std::bit_cast<std::uint32_t>(xs[lo]);
+          const double y = std::ldexp(static_cast<double>(xs[lo]), -k);
+          lf::status want_st{};
+          const lf::bits_t want = lf::convert(f, lf::binary64, std::bit_cast<std::uint64_t>(y), saturating, want_st);
+          want_code[lo] = static_cast<std::uint8_t>(want);
+          want_flags[lo] = lf::to_bits(want_st);
+          std::uint32_t got_st = 0;
+          const std::uint32_t got = lf::fast::mx_element_rne(xb, k, p, got_st);
+          ++checked;
+          if (got != want || got_st != lf::to_bits(want_st)) note("scalar", f, xb, k, got, got_st, want, lf::to_bits(want_st));
+        }
+        for (const lf::array_dispatch path : paths) {
+          const lf::array_dispatch before = lf::set_array_dispatch(path);
+          // in runs of 61 (not a multiple of 8: tails take the portable code, groups the vector code)
+          std::uint32_t ored = 0, want_or = 0;
+          for (std::size_t b = 0; b < 65536; b += 61) {
+            const std::size_t len = std::min<std::size_t>(61, 65536 - b);
+            ored |= lf::fast::mx_elements_rne(xs.data() + b, codes.data() + b, len, k, p, flags.data() + b);
+          }
+          lf::set_array_dispatch(before);
+          for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+            want_or |= want_flags[lo];
+            ++checked;
+            if (codes[lo] != want_code[lo] || flags[lo] != want_flags[lo])
+              note(lf::array_dispatch_name(path), f, std::bit_cast<std::uint32_t>(xs[lo]), k, codes[lo], flags[lo],
+                   want_code[lo], want_flags[lo]);
+          }
+          if (ored != want_or) note("ORed flags", f, c << 16, k, 0, ored, 0, want_or);
+        }
+      }
+    }
+  }
+  std::printf("block_quantize proof: %llu comparisons (scalar and %zu run paths), %llu mismatches\n",
+              static_cast<unsigned long long>(checked), paths.size(), static_cast<unsigned long long>(mismatches));
+  INFO(first);
+  CHECK(mismatches == 0);
+  CHECK(checked > 0);
+}
+
+TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) equals the core on every finite binary32, five divisors") {
+  const proof::selection sel = proof::select_chunks();
+  // d = S * T: an E4M3 scale times a binary32 tensor scale (28 significant bits at most), from the
+  // ends of the range and with a full 24-bit T.
+  const double divisors[] = {1.0, 448.0 * 0x1.fffffep+3, 0x1p-9 * 0x1p-140, 1.625 * 0x1.234567p-20, 448.0 * 0x1p120};
+  std::uint64_t checked = 0, mismatches = 0;
+  std::string first;
+  std::vector<float> xs(65536);
+  std::vector<std::uint8_t> codes(65536), flags(65536);
+  for (std::uint32_t c = 0; c < 65536; ++c) {
+    if (!sel.selected(c, n_parts)) continue;
+    for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+      std::uint32_t xb = (c << 16) | lo;
+      if ((xb & 0x7F800000u) == 0x7F800000u) xb = 0;  // NaN, infinity: not in the domain
+      xs[lo] = std::bit_cast<float>(xb);
+    }
+    for (const double d : divisors) {
+      REQUIRE(lf::fast::mx_e2m1_divisor_ok(d));
+      std::uint32_t ored = lf::fast::mx_e2m1_rne_div(xs.data(), codes.data(), 65536, d, flags.data());
+      std::uint32_t want_or = 0;
+      for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+        lf::status st{};
+        const lf::bits_t want = lf::detail::divide_into(lf::float4_e2m1fn, static_cast<double>(xs[lo]), d, saturating, st);
+        want_or |= lf::to_bits(st);
+        ++checked;
+        if (codes[lo] != want || flags[lo] != lf::to_bits(st)) {
+          if (mismatches++ == 0) {
+            char buf[200];
+            std::snprintf(buf, sizeof buf, "e2m1 x=0x%08x d=%a: 0x%x flags %02x, core 0x%llx flags %02x",
+                          std::bit_cast<std::uint32_t>(xs[lo]), d, codes[lo], flags[lo],
+                          static_cast<unsigned long long>(want), lf::to_bits(st));
+            first = buf;
+          }
+        }
+      }
+      if (ored != want_or) ++mismatches;
+    }
+  }
+  std::printf("block_quantize proof (e2m1 divisions): %llu comparisons, %llu mismatches\n",
+              static_cast<unsigned long long>(checked), static_cast<unsigned long long>(mismatches));
+  INFO(first);
+  CHECK(mismatches == 0);
+  CHECK(checked > 0);
+}
+
+TEST_CASE("mx_quantize takes the kernel: the same codes and flags as the core's element loop") {
+  // The default env (nearest even, saturating) takes the kernel for power-of-two scales; the reference
+  // is the same quantizer with the kernel turned off (its last argument), the core's element loop.
+  std::mt19937_64 gen(17);
+  std::uniform_real_distribution<double> expo(-40, 40);
+  std::vector<float> x(64 * 96);
+  for (float& v : x) {
+    const double m = std::exp2(expo(gen));
+    v = static_cast<float>((gen() & 1) ? -m : m);
+  }
+  for (std::size_t i = 0; i < x.size(); i += 97) x[i] = 0.0f;
+  x[5] = std::numeric_limits<float>::infinity();  // a NaN block
+  x[700] = 1e-40f;                                 // a binary32 subnormal (the vector kernels' fallback)
+  for (const lf::block_format& bf : {lf::mxfp8_e4m3, lf::mxfp8_e5m2, lf::mxfp6_e3m2, lf::mxfp6_e2m3, lf::mxfp4, lf::nvfp4})
+    for (const lf::block_layout layout : {lf::block_layout::rows_1d, lf::block_layout::tiles_2d}) {
+      CAPTURE(bf.name);
+      CAPTURE(static_cast<int>(layout));
+      const lf::block_quantized fast = lf::mx_quantize(x, 64, 96, bf, saturating, layout);
+      lf::block_quantized slow = lf::detail::mx_quantize_with(x, 64, 96, bf, saturating, layout,
+                                                              [](std::size_t) { return std::uint32_t{0}; }, false);
+      CHECK(fast.scales == slow.scales);
+      CHECK(fast.elements == slow.elements);
+      CHECK(fast.flags == slow.flags);
+      CHECK(fast.tensor_scale == slow.tensor_scale);
+      // into a reused block_quantized: the same
+      lf::block_quantized again = slow;
+      lf::mx_quantize_into(x, 64, 96, bf, again, saturating, layout);
+      CHECK(again.elements == fast.elements);
+      CHECK(again.scales == fast.scales);
+      CHECK(again.flags == fast.flags);
+    }
+}
