@@ -9,9 +9,14 @@ packages=(cmake g++ make libboost-dev doctest-dev libcli11-dev libbenchmark-dev 
           pybind11-dev python3-dev python3-numpy python3-pytest)
 if [ "${1:-}" = "--clang" ] || [ "${1:-}" = "--fuzz" ]; then
   packages=(clang-16 libclang-rt-16-dev)
+elif [ "${1:-}" = "--web" ]; then
+  # The quiz as a web page (cmake --preset wasm, tests/web/run.sh): Emscripten and Chromium, and Node.js
+  # with npm where the machine has no npm (tests/web installs puppeteer-core from the npm registry).
+  packages=(emscripten chromium)
+  command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 elif [ $# -gt 0 ]; then
   echo "install-deps.sh: unknown option '$1'" >&2
-  echo "usage: $0 [--clang]   (no argument: the build and test packages; --clang: Clang 16 with its sanitizer and libFuzzer runtimes)" >&2
+  echo "usage: $0 [--clang|--web]   (no argument: the build and test packages; --clang: Clang 16 with its sanitizer and libFuzzer runtimes; --web: Emscripten, Chromium, Node.js for the web page)" >&2
   exit 2
 fi
 
