@@ -126,6 +126,109 @@ std::size_t words_in_first_line(const fs::path& p) {
 
 float as_float(std::uint32_t u) { return std::bit_cast<float>(u); }
 
+// ---- block-scaled sets (record_block_scaled.cu): DIR/GPU/block_scaled/SET.txt ------------------------
+// '#' header lines, then per case: sa sb c d a_0..a_{K-1} b_0..b_{K-1} in hex (one scale code per
+// operand, used for every block of the case). Evaluated with lf::block_scaled_dot on a 1 x K
+// block_quantized A and B (B given transposed), C as recorded.
+struct bs_result {
+  bool found = false, error = false, dry = false;
+  std::size_t cases = 0, matched = 0;
+};
+
+bs_result block_scaled_set(const fs::path& file, const std::string& gpu, std::size_t show) {
+  bs_result r;
+  std::ifstream f(file);
+  if (!f) return r;
+  r.found = true;
+  const std::string set = file.stem().string();
+  const lf::block_format* fmt = set == "mxf8f6f4_e4m3" ? &lf::mxfp8_e4m3
+                                : set == "mxf4_e2m1"   ? &lf::mxfp4
+                                : set == "mxf4nvf4_e2m1" ? &lf::nvfp4
+                                                         : nullptr;
+  const lf::block_scaled_unit unit =
+      set == "mxf8f6f4_e4m3" ? lf::block_scaled_units::blackwell_mxf8f6f4 : lf::block_scaled_units::blackwell_mxf4;
+  const char* preset = set == "mxf8f6f4_e4m3" ? "blackwell_mxf8f6f4" : "blackwell_mxf4";
+  std::size_t k = 0, crafted = 0;
+  std::vector<std::string> families;
+  std::vector<std::size_t> misses;
+  std::vector<std::string> shown;
+  char label[96];
+  for (std::string line; std::getline(f, line);) {
+    if (line.empty()) continue;
+    std::istringstream is(line);
+    if (line[0] == '#') {
+      std::string hash, key;
+      is >> hash >> key;
+      if (key == "K") is >> k;
+      else if (key == "dry_run") { int v = 0; is >> v; r.dry = v != 0; }
+      else if (key == "crafted") is >> crafted;
+      else if (key == "families") for (std::string w; is >> w;) families.push_back(w);
+      continue;
+    }
+    if (!fmt || k == 0) { r.error = true; break; }
+    std::string sa, sb, cw, dw;
+    is >> sa >> sb >> cw >> dw;
+    std::vector<std::uint8_t> a(k), b(k);
+    bool ok = static_cast<bool>(is);
+    for (std::size_t j = 0; j < 2 * k && ok; ++j) {
+      std::string w;
+      ok = static_cast<bool>(is >> w);
+      if (ok) (j < k ? a[j] : b[j - k]) = static_cast<std::uint8_t>(std::stoul(w, nullptr, 16));
+    }
+    if (!ok) { r.error = true; break; }
+    const std::size_t i = r.cases++;
+    if (r.dry) continue;
+    auto quantized = [&](const std::vector<std::uint8_t>& el, const std::string& sc) {
+      lf::block_quantized q;
+      q.fmt = *fmt;
+      q.rows = 1;
+      q.cols = k;
+      q.elements = el;
+      q.scales.assign(q.block_cols(), static_cast<std::uint8_t>(std::stoul(sc, nullptr, 16)));
+      return q;
+    };
+    const lf::block_quantized qa = quantized(a, sa), qb = quantized(b, sb);
+    const auto c = static_cast<std::uint32_t>(std::stoul(cw, nullptr, 16));
+    const auto d = static_cast<std::uint32_t>(std::stoul(dw, nullptr, 16));
+    lf::status st{};
+    std::uint32_t m = 0;
+    try {
+      m = std::bit_cast<std::uint32_t>(lf::block_scaled_dot(unit, qa, 0, qb, 0, std::bit_cast<float>(c), st));
+    } catch (const std::exception& e) {
+      std::printf("    case %zu: %s\n", i, e.what());
+      r.error = true;
+      break;
+    }
+    if (m == d) { ++r.matched; continue; }
+    misses.push_back(i);
+    if (shown.size() < show) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "    case %zu (sa %s sb %s): GPU 0x%08x (%.9g), model 0x%08x (%.9g), c 0x%08x (%.9g)", i,
+                    sa.c_str(), sb.c_str(), d, as_float(d), m, as_float(m), c, as_float(c));
+      shown.push_back(buf);
+    }
+  }
+  std::snprintf(label, sizeof label, "%-6s %-13s -> fp32 K = %-2zu", gpu.c_str(), set.c_str(), k);
+  if (r.error) {
+    std::printf("%s  cannot read or evaluate %s\n", label, file.string().c_str());
+    return r;
+  }
+  if (r.dry) {
+    std::printf("%s  %zu cases: inputs only (d not measured)\n", label, r.cases);
+    return r;
+  }
+  std::printf("%s  %-18s %5zu/%-5zu gated%s\n", label, preset, r.matched, r.cases, misses.empty() ? "" : "  MISSES");
+  if (!misses.empty() && !families.empty()) {
+    std::map<std::string, std::size_t> by;
+    for (std::size_t i : misses) ++by[i < crafted ? std::string("crafted") : families[(i - crafted) % families.size()]];
+    std::printf("    differences by family:");
+    for (const auto& [fam, n] : by) std::printf(" %s %zu", fam.c_str(), n);
+    std::printf("\n");
+  }
+  for (const auto& line : shown) std::printf("%s\n", line.c_str());
+  return r;
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: compare [--gpu NAME] [--family volta|turing|ampere|ada|hopper|blackwell] [--report-only]\n"
@@ -249,6 +352,24 @@ int main(int argc, char** argv) {
           std::printf("    case %zu (line %zu): GPU 0x%08x (%.9g), model 0x%08x (%.9g), c 0x%08x (%.9g)\n", i, i + 1, c.d,
                       as_float(c.d), m, as_float(m), c.c, as_float(c.c));
         }
+      }
+    }
+    // The block-scaled sets (binary32 output: gated, as the binary32-output sets above).
+    const fs::path bsdir = dir / gpu / "block_scaled";
+    if (fs::is_directory(bsdir)) {
+      std::vector<fs::path> files;
+      for (const auto& e : fs::directory_iterator(bsdir, ec))
+        if (e.path().extension() == ".txt") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      for (const auto& file : files) {
+        const bs_result r = block_scaled_set(file, gpu, show);
+        if (r.error) { error = true; continue; }
+        ++sets;
+        if (r.dry) continue;
+        cases_total += r.cases;
+        cases_matched += r.matched;
+        ++gated_sets;
+        if (r.matched != r.cases) ++gated_missed;
       }
     }
   }

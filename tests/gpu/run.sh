@@ -8,8 +8,10 @@
 # Environment: CASES (cases per set, default 2000), SEED, GPU_NAME (folder name; default from the
 # device), ARCH (e.g. sm_90; default: the GPU's compute capability), NVCC, CXX, PACK (1: write only
 # a tarball and the logs into OUTDIR; the default when OUTDIR is $OUT, whose files must be few).
-# DRY_RUN=1 (with DRY_CC, default 90): no GPU needed; builds both programs and writes inputs only,
-# to check this script itself; nothing is measured.
+# DRY_RUN=1 (with DRY_CC, default 90): no GPU needed; builds the programs and writes inputs only,
+# to check this script itself; nothing is measured (DRY_CC=120 also writes the block-scaled inputs).
+# The block-scaled sets (record_block_scaled.cu: MXFP8, MXFP4, NVFP4 with mma.sync .block_scale) are
+# recorded on compute capability 12.x only and reported skipped elsewhere (H200, B200 included).
 # Exit status: 0 every gated set matched; 1 a gated set missed; 2 no GPU, no nvcc or a build or
 # run failed; 3 the fragment-layout self-test failed.
 set -u -o pipefail
@@ -114,6 +116,35 @@ timeout 180 "$work/record_mma" --out "$results/extra" --cases "$cases" --seed "$
 re=${PIPESTATUS[0]}
 [ "$re" -eq 0 ] || echo "run.sh: record_mma --shapes extra failed (status $re); the main sets stand" >&2
 
+# ---- the block-scaled sets (record_block_scaled.cu): compute capability 12.x only ----
+# Warp-level mma.sync .block_scale (MXFP8, MXFP4, NVFP4) exists for sm_120a/sm_120f only (ptxas rejects
+# it for sm_100a); elsewhere the program says the sets are skipped. Its failures leave the sets above
+# standing; a failed self-test (status 3) is reported in the summary and makes the exit status 3.
+bs_status="skipped"
+if [[ $cc =~ ^12[0-9]$ ]]; then bs_arch=(-gencode "arch=compute_${cc}a,code=sm_${cc}a"); else bs_arch=(-arch="$arch"); fi
+gpu_dirs=()
+for d in "$results"/*/; do [ "$(basename "$d")" = extra ] || gpu_dirs+=("$(basename "$d")"); done
+bs_args=(--out "$results" --cases "$cases" --seed "$seed")
+[ "${#gpu_dirs[@]}" -eq 1 ] && bs_args+=(--gpu "${gpu_dirs[0]}")
+[ "$dry" = 1 ] && bs_args+=(--dry-run --cc "$cc")
+[ "$dry" = 1 ] && [ "${#gpu_dirs[@]}" -ne 1 ] && bs_args+=(--gpu "${GPU_NAME:-H200}")
+echo "run.sh: building record_block_scaled (${bs_arch[*]}) ..."
+if timeout 300 "$nvcc" -O2 -std=c++17 "${bs_arch[@]}" "$here/record_block_scaled.cu" -o "$work/record_block_scaled" >"$work/nvcc-bs.log" 2>&1; then
+  cat "$work/nvcc-bs.log" >>"$logs/build.log"
+  timeout 180 "$work/record_block_scaled" "${bs_args[@]}" 2>&1 | tee -a "$logs/record.log"
+  rb=${PIPESTATUS[0]}
+  if [ "$rb" -eq 0 ]; then
+    if grep -q '^block-scaled sets skipped' "$logs/record.log"; then bs_status="skipped $(sed -n 's/^block-scaled sets skipped *//p' "$logs/record.log" | head -n 1)"
+    elif [ "$dry" = 1 ]; then bs_status="inputs written (dry run, nothing measured)"
+    else bs_status="recorded"; fi
+  elif [ "$rb" -eq 3 ]; then bs_status="self-test FAILED: nothing recorded"
+  else bs_status="record_block_scaled failed (status $rb)"; fi
+else
+  cat "$work/nvcc-bs.log" >>"$logs/build.log"
+  rb=2
+  bs_status="nvcc failed on record_block_scaled.cu (see build.log)"
+fi
+
 # ---- compare ----
 echo "run.sh: comparing with the presets ..."
 timeout 300 "$work/compare" "$results" 2>&1 | tee "$logs/compare.log"
@@ -134,6 +165,7 @@ fi
   echo "sets of the recorded sample's shapes (gated as tests/models/test_tensor_core_hw.cpp gates):"
   grep ' K = ' "$logs/compare.log" | sed 's/^/  /'
   tail -n 1 "$logs/compare.log"
+  echo "block-scaled sets (mma.sync .block_scale, compute capability 12.x only): $bs_status"
   if [ -f "$logs/compare-extra.log" ]; then
     echo "extra shapes (several blocks in one instruction, tf32 K = 8, FP8 with C = 0; reported only):"
     grep ' K = ' "$logs/compare-extra.log" | sed 's/^/  /'
@@ -145,4 +177,5 @@ fi
     *) echo "RESULT: compare failed (status $rc)" ;;
   esac
 } | tee "$logs/summary.txt"
+[ "$rc" -eq 0 ] && [ "$rb" -eq 3 ] && exit 3
 exit "$rc"
