@@ -227,12 +227,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::u
   const __m512i v_emin1 = _mm512_set1_epi32(p.emin - 1), v_top = _mm512_set1_epi32(2 << M);
   const __m512i v_halfu = _mm512_set1_epi32(1 << (22 - M)), v_masku = _mm512_set1_epi32((1 << (23 - M)) - 1);
   const __m512i v_m = _mm512_set1_epi32(M), v_u = _mm512_set1_epi32(23 - M), v_sign = _mm512_set1_epi32(p.sign_shift);
+  // (the masked forms with a full mask: GCC 12's unmasked ones start from _mm512_undefined_*(), which
+  // -Wmaybe-uninitialized reports wherever a precompiled header holds this file, pragmas or not)
+  constexpr __mmask16 all = 0xFFFF;
   __mmask16 inexact_acc = 0, under_acc = 0, over_acc = 0;
   std::uint32_t flags = 0;
   std::size_t j = 0;
   for (; j + 16 <= n; j += 16) {
     const __m512i xb = _mm512_loadu_si512(x + j);
-    const __m512i field = _mm512_and_si512(_mm512_srli_epi32(xb, 23), _mm512_set1_epi32(0xFF));
+    const __m512i field = _mm512_and_si512(_mm512_maskz_srli_epi32(all, xb, 23), _mm512_set1_epi32(0xFF));
     const __m512i mant = _mm512_and_si512(xb, _mm512_set1_epi32(0x7FFFFF));
     const __mmask16 field0 = _mm512_cmpeq_epi32_mask(field, zero);
     if ((field0 & _mm512_cmpneq_epi32_mask(mant, zero)) != 0) {
@@ -241,21 +244,21 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::u
     }
     const __m512i sig = _mm512_maskz_or_epi32(static_cast<__mmask16>(~field0), mant, _mm512_set1_epi32(0x800000));
     const __m512i E = _mm512_sub_epi32(field, v_k127);
-    const __m512i below = _mm512_max_epi32(_mm512_sub_epi32(v_emin, E), zero);
-    const __m512i sh = _mm512_min_epi32(_mm512_add_epi32(v_sh0, below), v_25);
-    const __m512i q = _mm512_srlv_epi32(sig, sh);
-    const __m512i bit = _mm512_sllv_epi32(one, sh);
+    const __m512i below = _mm512_maskz_max_epi32(all, _mm512_sub_epi32(v_emin, E), zero);
+    const __m512i sh = _mm512_maskz_min_epi32(all, _mm512_add_epi32(v_sh0, below), v_25);
+    const __m512i q = _mm512_maskz_srlv_epi32(all, sig, sh);
+    const __m512i bit = _mm512_maskz_sllv_epi32(all, one, sh);
     const __m512i rem = _mm512_and_si512(sig, _mm512_sub_epi32(bit, one));
-    const __m512i half = _mm512_srli_epi32(bit, 1);
+    const __m512i half = _mm512_maskz_srli_epi32(all, bit, 1);
     const __mmask16 q_odd = _mm512_test_epi32_mask(q, one);
     const __mmask16 up = _mm512_cmpgt_epi32_mask(rem, half) | (_mm512_cmpeq_epi32_mask(rem, half) & q_odd);
     const __m512i r = _mm512_mask_add_epi32(q, up, q, one);
     const __m512i normal_code =
-        _mm512_sub_epi32(_mm512_add_epi32(_mm512_sllv_epi32(_mm512_add_epi32(E, v_norm_off), v_m), r), v_two_m);
+        _mm512_sub_epi32(_mm512_add_epi32(_mm512_maskz_sllv_epi32(all, _mm512_add_epi32(E, v_norm_off), v_m), r), v_two_m);
     const __mmask16 is_normal = _mm512_cmpgt_epi32_mask(E, v_emin1);
     // (a zero lane, field 0 here, has E = -127 - k, which may look normal: its code is 0)
     const __m512i code = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~field0), _mm512_mask_blend_epi32(is_normal, r, normal_code));
-    const __m512i qu = _mm512_srlv_epi32(sig, v_u);
+    const __m512i qu = _mm512_maskz_srlv_epi32(all, sig, v_u);
     const __m512i remu = _mm512_and_si512(sig, v_masku);
     const __mmask16 upu = _mm512_cmpgt_epi32_mask(remu, v_halfu) |
                           (_mm512_cmpeq_epi32_mask(remu, v_halfu) & _mm512_test_epi32_mask(qu, one));
@@ -264,18 +267,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::u
                            (_mm512_cmpeq_epi32_mask(E, v_emin1) & _mm512_cmpgt_epi32_mask(v_top, ru));
     const __mmask16 inexact = _mm512_cmpneq_epi32_mask(rem, zero);
     const __mmask16 over = _mm512_cmpgt_epi32_mask(code, v_maxcode);
-    const __m512i sign = _mm512_sllv_epi32(_mm512_srli_epi32(xb, 31), v_sign);
+    const __m512i sign = _mm512_maskz_sllv_epi32(all, _mm512_maskz_srli_epi32(all, xb, 31), v_sign);
     const __m512i res = _mm512_or_si512(sign, _mm512_mask_blend_epi32(over, code, v_maxcode));
     const __mmask16 inexact_any = inexact | over, under = inexact & tiny;
     inexact_acc |= inexact_any;
     under_acc |= under;
     over_acc |= over;
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm512_cvtepi32_epi8(res));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm512_maskz_cvtepi32_epi8(all, res));
     if (per_element) {
       __m512i fl = _mm512_maskz_mov_epi32(inexact_any, _mm512_set1_epi32(to_bits(status::inexact)));
       fl = _mm512_mask_or_epi32(fl, under, fl, _mm512_set1_epi32(to_bits(status::underflow)));
       fl = _mm512_mask_or_epi32(fl, over, fl, _mm512_set1_epi32(to_bits(status::overflow)));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(per_element + j), _mm512_cvtepi32_epi8(fl));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(per_element + j), _mm512_maskz_cvtepi32_epi8(all, fl));
     }
   }
   if (inexact_acc) flags |= to_bits(status::inexact);
@@ -314,10 +317,10 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::u
   __m512i m = _mm512_setzero_si512();
   const __m512i mask = _mm512_set1_epi32(0x7FFFFFFF);
   std::size_t j = 0;
-  for (; j + 16 <= n; j += 16) m = _mm512_max_epu32(m, _mm512_and_si512(_mm512_loadu_si512(x + j), mask));
+  for (; j + 16 <= n; j += 16) m = _mm512_maskz_max_epu32(0xFFFF, m, _mm512_and_si512(_mm512_loadu_si512(x + j), mask));
   if (j < n) {
     const __mmask16 tail = static_cast<__mmask16>((1u << (n - j)) - 1);
-    m = _mm512_max_epu32(m, _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, x + j), mask));
+    m = _mm512_maskz_max_epu32(0xFFFF, m, _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, x + j), mask));
   }
   alignas(64) std::uint32_t lanes[16];
   _mm512_store_si512(lanes, m);
