@@ -63,6 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       read_as(path, floatlab::dtype::f16);
       read_as(path, floatlab::dtype::f32);
       read_as(path, floatlab::dtype::f64);
+      read_as(path, floatlab::dtype::bf16);
+      read_as(path, floatlab::dtype::e4m3);
     }
     std::remove(path.c_str());
   }

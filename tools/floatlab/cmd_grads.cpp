@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "commands.hpp"
 #include "grads_recipes.hpp"
 #include "svg_plot.hpp"
+#include "dump_reader.hpp"
 #include "tensor_file.hpp"
 
 namespace floatlab {
@@ -32,6 +34,7 @@ struct grads_options {
   std::string formats = "fp16,bf16,e4m3,e5m2";
   std::string scale = "1";
   std::string dtype;
+  std::string select;
   std::string plot;
   bool plot_log = false;
   bool json = false;
@@ -247,11 +250,174 @@ std::string report_json(const lf::training::range_report& r) {
       r.below, r.above, bins);
 }
 
+// ---- many tensors: one row each --------------------------------------------------------------
+
+constexpr int max_loss_scale_log2 = 127;
+
+/// The single-tensor analysis the table shows: one pass over a tensor's values at scale S, the
+/// counts per format and the largest safe power-of-two scale per format (capped at 2^127, the
+/// largest a float32 loss scale holds).
+struct tensor_analysis {
+  std::vector<lf::training::range_report> reports;
+  std::vector<std::optional<int>> ks;
+  std::vector<char> capped;
+  std::uint64_t values = 0;
+};
+
+tensor_analysis analyze_tensor(const std::function<void(const chunk_sink&)>& read, const std::vector<lf::format>& formats,
+                               const lf::env& e, const lf::training::scale_factor& scale) {
+  std::vector<lf::training::range_target> targets;
+  for (const lf::format& f : formats) targets.push_back({f, scale, e});
+  lf::training::range_counter c{std::span<const lf::training::range_target>(targets)};
+  tensor_analysis a;
+  read([&](const tensor_chunk& ch) {
+    if (!ch.f16.empty()) c.add_binary16(ch.f16);
+    if (!ch.f32.empty()) c.add(ch.f32);
+    if (!ch.f64.empty()) c.add(ch.f64);
+    a.values += ch.f16.size() + ch.f32.size() + ch.f64.size();
+  });
+  for (std::size_t i = 0; i < formats.size(); ++i) {
+    a.reports.push_back(c.report(i));
+    a.ks.push_back(lf::training::largest_safe_scale_log2(c, formats[i], e));
+    a.capped.push_back(a.ks.back() && *a.ks.back() > max_loss_scale_log2);
+    if (a.capped.back()) a.ks.back() = max_loss_scale_log2;
+  }
+  return a;
+}
+
+/// Values lost in format i: nonzero values that round to zero, subnormals, overflows.
+std::uint64_t lost_in(const lf::training::range_report& r) { return r.zero + r.subnormal + r.overflow; }
+
+int run_table(const grads_options& o, const std::vector<lf::format>& formats, const lf::env& e,
+              const lf::training::scale_factor& scale, bool automatic, std::optional<dtype> raw) {
+  std::optional<std::regex> select;
+  if (!o.select.empty()) {
+    try {
+      select.emplace(o.select, std::regex::ECMAScript);
+    } catch (const std::regex_error& err) {
+      throw usage_error("--select '" + o.select + "': not a valid regular expression (ECMAScript): " + err.what());
+    }
+  }
+  struct row {
+    dump_tensor t;
+    tensor_analysis a;
+    std::uint64_t worst = 0;
+  };
+  std::vector<row> rows;
+  std::size_t total = 0;
+  try {
+    for (dump_tensor& t : list_tensors(o.file, raw)) {
+      ++total;
+      if (select && !std::regex_search(t.name, *select)) continue;
+      row r{std::move(t), {}, 0};
+      if (r.t.skipped.empty()) {
+        r.a = analyze_tensor(r.t.read, formats, e, scale);
+        for (const auto& rep : r.a.reports) r.worst = std::max(r.worst, lost_in(rep));
+      }
+      rows.push_back(std::move(r));
+    }
+  } catch (const tensor_error& err) {
+    throw usage_error(err.what());
+  }
+  // Worst first; skipped tensors last; ties by name.
+  std::stable_sort(rows.begin(), rows.end(), [](const row& a, const row& b) {
+    if (a.t.skipped.empty() != b.t.skipped.empty()) return a.t.skipped.empty();
+    if (a.worst != b.worst) return a.worst > b.worst;
+    return a.t.name < b.t.name;
+  });
+  auto shape_of = [](const dump_tensor& t) { return t.shape ? shape_text(*t.shape) : std::string("-"); };
+  output_buffer out;
+  if (o.json) {
+    out << '[';
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const row& r = rows[i];
+      std::string shape = "null";
+      if (r.t.shape) {
+        shape = "[";
+        for (std::size_t d = 0; d < r.t.shape->size(); ++d) shape += (d ? "," : "") + std::to_string((*r.t.shape)[d]);
+        shape += "]";
+      }
+      out << (i ? ",\n" : "")
+          << fmt::format(R"({{"name":{},"file":{},"kind":{},"dtype":{},"shape":{},)", jstr(r.t.name), jstr(r.t.file),
+                         jstr(r.t.kind), jstr(r.t.dtype_text), shape);
+      if (!r.t.skipped.empty()) {
+        out << fmt::format(R"("skipped":{}}})", jstr(r.t.skipped));
+        continue;
+      }
+      const auto& any = r.a.reports.front();
+      out << fmt::format(R"("skipped":null,"count":{},"nan":{},"infinity":{},"exact_zero":{},"lost":{},"results":[)",
+                         r.a.values, any.nan, any.infinity, any.exact_zero, r.worst);
+      for (std::size_t j = 0; j < r.a.reports.size(); ++j) out << (j ? "," : "") << report_json(r.a.reports[j]);
+      out << R"(],"safe_scale":[)";
+      for (std::size_t j = 0; j < formats.size(); ++j)
+        out << (j ? "," : "")
+            << fmt::format(R"({{"format":{},"log2_scale":{},"capped":{}}})", jstr(lf::format_name(formats[j])),
+                           r.a.ks[j] ? std::to_string(*r.a.ks[j]) : "null", r.a.capped[j] ? "true" : "false");
+      out << "]}";
+    }
+    out << "]\n";
+    return exit_success;
+  }
+  std::size_t skipped = 0;
+  for (const row& r : rows) skipped += !r.t.skipped.empty();
+  out << fmt::format("{}: {} ({} read{}{}), at scale {}; rounding {}\n", o.file,
+                     count_of(total, "tensor", "tensors"), rows.size() - skipped,
+                     skipped ? fmt::format(", {} skipped", skipped) : std::string(),
+                     select ? fmt::format(", {} not matching --select", total - rows.size()) : std::string(),
+                     scale_text(scale), lf::rounding_name(e.mode));
+  out << "Worst first: lost = zero (nonzero, rounds to 0) + subnormal + overflow, the most over the formats;\n"
+         "safe = the largest power-of-two loss scale that overflows nothing (2^127 at most).\n";
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> head = {"tensor", "dtype", "shape", "values", "nan+inf", "lost"};
+  for (const lf::format& f : formats) {
+    const std::string n(lf::format_name(f));
+    for (const char* c : {" zero", " subn", " over", " safe"}) head.push_back(n + c);
+  }
+  cells.push_back(head);
+  for (const row& r : rows) {
+    if (!r.t.skipped.empty()) continue;
+    const auto& any = r.a.reports.front();
+    std::vector<std::string> c = {r.t.name.empty() ? std::string("-") : r.t.name, r.t.dtype_text, shape_of(r.t),
+                                  std::to_string(r.a.values), std::to_string(any.nan + any.infinity),
+                                  std::to_string(r.worst)};
+    for (std::size_t j = 0; j < formats.size(); ++j) {
+      const auto& rep = r.a.reports[j];
+      c.push_back(std::to_string(rep.zero));
+      c.push_back(std::to_string(rep.subnormal));
+      c.push_back(std::to_string(rep.overflow));
+      c.push_back(r.a.ks[j] ? fmt::format("2^{}", *r.a.ks[j]) : std::string("-"));
+    }
+    cells.push_back(std::move(c));
+  }
+  std::vector<std::size_t> w(head.size(), 0);
+  for (const auto& c : cells)
+    for (std::size_t j = 0; j < c.size(); ++j) w[j] = std::max(w[j], c[j].size());
+  for (const auto& c : cells) {
+    std::string line;
+    for (std::size_t j = 0; j < c.size(); ++j)
+      line += j == 0 ? fmt::format("{:<{}}", c[j], w[j]) : j < 3 ? fmt::format("  {:<{}}", c[j], w[j]) : fmt::format("  {:>{}}", c[j], w[j]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  }
+  for (const row& r : rows)
+    if (!r.t.skipped.empty()) out << fmt::format("skipped: {} ({}): {}\n", r.t.name, r.t.kind, r.t.skipped);
+  if (automatic) out << "--scale auto: the counts are at scale 1; the safe columns are the recommendation.\n";
+  return exit_success;
+}
+
 int run_grads(const grads_options& o, const CLI::App& cmd) {
   check_mode_options(o, cmd);
   if (o.plot_log && o.plot.empty()) throw usage_error("--plot-log changes the --plot chart; give --plot OUT.svg too");
   if (o.plot_log && !o.recipe.recipes.empty())
     throw usage_error("--plot-log applies to the exponent histogram; the --recipe chart is on a log10 axis already");
+  const bool many = is_multi_tensor(o.file);
+  if (!o.select.empty() && !many)
+    throw usage_error("--select picks tensors of a .npz or safetensors file or a directory; '" + o.file +
+                      "' holds one tensor");
+  if (!o.recipe.recipes.empty() && many)
+    throw usage_error("--recipe is per file: it reads one tensor, and '" + o.file +
+                      "' holds several (or is a directory); give one .npy, raw or text file");
+  if (many && !o.plot.empty()) throw usage_error("--plot draws one tensor; '" + o.file + "' holds several");
   if (!o.recipe.recipes.empty()) {
     std::optional<dtype> raw;
     if (!o.dtype.empty()) {
@@ -272,6 +438,8 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
     if (!raw) throw usage_error("--dtype '" + o.dtype + "': unknown (accepted: " + std::string(dtype_names_help) + ")");
   }
 
+  if (many) return run_table(o, formats, e, fixed ? *fixed : lf::training::scale_factor{}, automatic, raw);
+
   std::vector<lf::training::range_target> targets;
   for (const lf::format& f : formats) targets.push_back({f, fixed ? *fixed : lf::training::scale_factor{}, e});
   tensor_info info;
@@ -282,7 +450,6 @@ int run_grads(const grads_options& o, const CLI::App& cmd) {
   // --scale auto: the largest safe power of two per format, then one more pass at those scales.
   std::vector<std::optional<int>> ks;
   std::vector<char> capped;
-  constexpr int max_loss_scale_log2 = 127;
   std::vector<std::optional<lf::training::range_report>> at_k(formats.size());
   if (automatic) {
     std::vector<lf::training::range_target> second;
@@ -416,7 +583,9 @@ command register_grads(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "grads", "Will a tensor dump survive FP16/BF16/FP8? Zero, subnormal, normal and overflow counts per format "
                "and loss scale, an exponent histogram, the largest safe power-of-two scale");
-  cmd->add_option("FILE", o->file, "A .npy file, raw little-endian binary (with --dtype) or text, one number per line")
+  cmd->add_option("FILE", o->file,
+                  "A .npy, .npz or safetensors file, a directory of dumps, raw little-endian binary (with --dtype) or "
+                  "text; - reads standard input")
       ->required();
   cmd->add_option("-f,--formats", o->formats, "Formats, separated by commas; known: " + lf::known_format_names())
       ->type_name("FORMATS")
@@ -428,6 +597,10 @@ command register_grads(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "Read FILE as raw little-endian binary of this type: " + std::string(dtype_names_help))
       ->type_name("TYPE");
+  cmd->add_option("--select", o->select,
+                  "With a .npz, safetensors file or directory: only the tensors whose name matches this regular "
+                  "expression (ECMAScript, searched anywhere in the name)")
+      ->type_name("REGEX");
   cmd->add_option("--plot", o->plot, "Also write the exponent histogram with each format's window as an SVG chart (with --recipe: "
                   "each recipe's RMS relative error along the tensor's blocks)")
       ->type_name("OUT.svg")
@@ -529,15 +702,30 @@ above with "results":[] and "auto":null, plus "matrix":{"rows","cols"},"role","f
    "rms_abs","max_rel","rms_rel"},"scale":{"min","max","blocks"} (over blocks holding a nonzero
    finite value; null if none),"tensor_scale":null|T (nvfp4),"steps":null|[{"step","scale",
    "amax","saturated"}] (fp8-delayed)}
+Many tensors: a .npz (stored or deflated members), a safetensors file (F64, F32, F16, BF16,
+F8_E4M3, F8_E5M2; integer tensors are listed as skipped) or a directory (every .npy, .npz,
+safetensors, *.txt/*.csv text and, with --dtype, *.bin/*.raw file in it, sorted) give one row
+per tensor, worst first (lost = zero + subnormal + overflow, the most over the formats), with
+zero, subnormal, overflow and the largest safe power-of-two scale per format; --select REGEX
+(ECMAScript) keeps the tensors whose name it matches. --json then prints an array, one object
+per tensor: {"name","file","kind","dtype","shape","skipped":null|TEXT,"count","nan","infinity",
+"exact_zero","lost","results":[R...],"safe_scale":[{"format","log2_scale","capped"}]}.
+--recipe and --plot are per file (one tensor). torch.save files are refused, never unpickled.
+FILE - reads standard input (recognized by its first bytes). --dtype also takes bf16
+(u16-as-bf16), e4m3 (OCP e4m3fn) and e5m2; text may hold several numbers per line separated
+by blanks or commas (numpy.savetxt), '#' lines are comments.
 Exit status: 0 success, 2 bad usage or input (unknown format or recipe, bad --scale or --shape,
 missing or empty file, bad .npy magic, truncated header, unsupported dtype, shape not matching
-the file size, a line that is not a number), with the file position in the message.
+the file size, a field that is not a number, a damaged zip or safetensors file, a zip entry
+over the 1100:1 compression limit, a bad --select), with the file position in the message.
 
 Examples:
   floatlab grads grads.npy                          # fp16, bf16, e4m3, e5m2 at scale 1
   floatlab grads grads.npy -f fp16 --scale 1024     # what loss scale 2^10 does in fp16
   floatlab grads grads.npy --scale auto --plot grads.svg
   floatlab grads dump.bin --dtype f32 -f bf16,e4m3 --json | python3 -m json.tool
+  floatlab grads model.safetensors -f bf16,e4m3 --select 'attn'
+  cat grads.npz | floatlab grads - -f fp16
   printf '1e-8\n0.5\n70000\n' > g.txt && floatlab grads g.txt -f fp16
   floatlab grads grads.npy --recipe fp8-current,mxfp8,nvfp4 --role gradient
   floatlab grads acts.npy --recipe fp8-delayed --steps 8 --role activation --json)");

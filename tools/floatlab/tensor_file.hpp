@@ -3,18 +3,22 @@
 // What a file is taken to be (in this order):
 //   1. NumPy .npy (format versions 1.0, 2.0, 3.0) when it starts with the magic "\x93NUMPY", or
 //      when its name ends in ".npy" (then a wrong magic is an error, not text);
-//   2. raw little-endian binary of --dtype f16|f32|f64 when --dtype is given;
-//   3. text otherwise: one number per line in lf::parse's grammar (0.1, 1e-8, 0x1.8p-3, inf,
-//      nan), read as binary64 (correctly rounded); blank lines are skipped; leading and trailing
-//      spaces, tabs and a '\r' are ignored.
+//   2. raw little-endian binary of --dtype f16|f32|f64|bf16|e4m3|e5m2 when --dtype is given
+//      (bf16, e4m3, e5m2 are widened exactly to binary32 through lf::convert);
+//   3. text otherwise: numbers in lf::parse's grammar (0.1, 1e-8, 0x1.8p-3, inf, nan), one or
+//      more per line separated by blanks or commas (numpy.savetxt's output), read as binary64
+//      (correctly rounded); blank lines and lines starting with '#' are skipped; leading and
+//      trailing spaces, tabs and a '\r' are ignored.
+// The path "-" is standard input, read once into memory (stdin_bytes()).
+// Containers of many tensors (.npz, safetensors, directories) are dump_reader.hpp's.
 // .npy: descr '<f2', '<f4', '<f8' (also '|' or '=' as the byte order, read as little endian, and
 // '>f2', '>f4', '>f8', byte-swapped); fortran_order True or False (the order does not matter for
 // counting); any shape, including () (one value) and shapes with a 0 (no values). The data size
 // must equal the product of the shape times the item size.
 //
-// Errors throw tensor_error, whose message names the file and the byte offset or line, says what
-// was wrong and what is accepted. parse_npy_header() is a pure function of the bytes (the fuzz
-// target tests/fuzz/fuzz_npy.cpp drives it).
+// Errors throw tensor_error, whose message names the file and the byte offset or line and column,
+// says what was wrong and what is accepted. parse_npy_header() is a pure function of the bytes
+// (the fuzz target tests/fuzz/fuzz_npy.cpp drives it).
 #pragma once
 
 #include <algorithm>
@@ -40,26 +44,80 @@ struct tensor_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class dtype : std::uint8_t { f16, f32, f64 };
+enum class dtype : std::uint8_t { f16, f32, f64, bf16, e4m3, e5m2 };
 
 inline std::string_view dtype_name(dtype d) {
   switch (d) {
     case dtype::f16: return "f16";
     case dtype::f32: return "f32";
     case dtype::f64: return "f64";
+    case dtype::bf16: return "bf16";
+    case dtype::e4m3: return "e4m3";
+    case dtype::e5m2: return "e5m2";
   }
   return "?";
 }
-inline std::size_t dtype_size(dtype d) { return d == dtype::f16 ? 2 : d == dtype::f32 ? 4 : 8; }
+inline std::size_t dtype_size(dtype d) {
+  switch (d) {
+    case dtype::f16:
+    case dtype::bf16: return 2;
+    case dtype::f32: return 4;
+    case dtype::f64: return 8;
+    case dtype::e4m3:
+    case dtype::e5m2: return 1;
+  }
+  return 1;
+}
 
-inline constexpr std::string_view dtype_names_help = "f16 (float16), f32 (float32), f64 (float64)";
+/// The libfloat format of each dtype (bf16: bfloat16; e4m3: OCP float8_e4m3fn; e5m2: float8_e5m2).
+inline const lf::format& dtype_format(dtype d) {
+  switch (d) {
+    case dtype::f16: return lf::binary16;
+    case dtype::f32: return lf::binary32;
+    case dtype::f64: return lf::binary64;
+    case dtype::bf16: return lf::bfloat16;
+    case dtype::e4m3: return lf::float8_e4m3fn;
+    case dtype::e5m2: return lf::float8_e5m2;
+  }
+  return lf::binary64;
+}
 
-/// "f32", "float32", "f4", ... -> dtype.
+inline constexpr std::string_view dtype_names_help =
+    "f16|fp16 (float16), f32|fp32 (float32), f64|fp64 (float64), bf16 (bfloat16; also u16-as-bf16: uint16 words "
+    "holding bfloat16 bits), e4m3 (OCP float8_e4m3fn), e5m2 (float8_e5m2)";
+
+/// "f32", "float32", "f4", "bf16", "e4m3", ... -> dtype.
 inline std::optional<dtype> dtype_by_name(std::string_view s) {
-  if (s == "f16" || s == "float16" || s == "f2" || s == "half") return dtype::f16;
-  if (s == "f32" || s == "float32" || s == "f4" || s == "float") return dtype::f32;
-  if (s == "f64" || s == "float64" || s == "f8" || s == "double") return dtype::f64;
+  if (s == "f16" || s == "fp16" || s == "float16" || s == "f2" || s == "half") return dtype::f16;
+  if (s == "f32" || s == "fp32" || s == "float32" || s == "f4" || s == "float") return dtype::f32;
+  if (s == "f64" || s == "fp64" || s == "float64" || s == "f8" || s == "double") return dtype::f64;
+  if (s == "bf16" || s == "bfloat16" || s == "u16-as-bf16") return dtype::bf16;
+  if (s == "e4m3" || s == "fp8-e4m3" || s == "e4m3fn" || s == "float8_e4m3fn") return dtype::e4m3;
+  if (s == "e5m2" || s == "fp8-e5m2" || s == "float8_e5m2") return dtype::e5m2;
   return std::nullopt;
+}
+
+/// Widens n values of a narrow dtype (bf16, e4m3, e5m2: every value is a binary32 value) to
+/// binary32, exactly, through tables decoded once with lf::convert.
+inline void widen_to_f32(dtype d, const unsigned char* p, std::size_t n, float* out) {
+  auto make = [](const lf::format& f, std::size_t entries) {
+    std::vector<float> t(entries);
+    for (std::size_t i = 0; i < entries; ++i) {
+      lf::status st{};
+      t[i] = std::bit_cast<float>(static_cast<std::uint32_t>(lf::convert(lf::binary32, f, i, lf::env{}, st)));
+    }
+    return t;
+  };
+  if (d == dtype::bf16) {
+    static const std::vector<float> t = make(lf::bfloat16, 65536);
+    for (std::size_t i = 0; i < n; ++i) out[i] = t[static_cast<std::size_t>(p[2 * i] | p[2 * i + 1] << 8)];
+  } else if (d == dtype::e4m3) {
+    static const std::vector<float> t = make(lf::float8_e4m3fn, 256);
+    for (std::size_t i = 0; i < n; ++i) out[i] = t[p[i]];
+  } else {
+    static const std::vector<float> t = make(lf::float8_e5m2, 256);
+    for (std::size_t i = 0; i < n; ++i) out[i] = t[p[i]];
+  }
 }
 
 inline constexpr unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
@@ -295,14 +353,46 @@ struct tensor_chunk {
   std::span<const double> f64;
 };
 
+/// Standard input (FILE "-"), read once in full and kept: a command may read it twice, and zip
+/// and safetensors need to seek.
+inline const std::vector<unsigned char>& stdin_bytes() {
+  static const std::vector<unsigned char> bytes = [] {
+    std::vector<unsigned char> b;
+    unsigned char buf[1 << 16];
+    for (;;) {
+      const std::size_t got = std::fread(buf, 1, sizeof buf, stdin);
+      b.insert(b.end(), buf, buf + got);
+      if (got < sizeof buf) break;
+    }
+    if (std::ferror(stdin)) throw tensor_error(std::string("-: cannot read standard input: ") + std::strerror(errno));
+    return b;
+  }();
+  return bytes;
+}
+
+/// Opens FILE for reading; "-" is standard input (read into memory).
+inline std::FILE* open_input(const std::string& path) {
+  if (path == "-") {
+    const std::vector<unsigned char>& b = stdin_bytes();
+    if (b.empty())
+      throw tensor_error("-: standard input is empty (expected a .npy, .npz or .safetensors file, raw binary with "
+                         "--dtype, or text)");
+    std::FILE* f = fmemopen(const_cast<unsigned char*>(b.data()), b.size(), "rb");
+    if (!f) throw tensor_error(std::string("-: cannot read standard input: ") + std::strerror(errno));
+    return f;
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw tensor_error("cannot open '" + path + "': " + std::strerror(errno));
+  return f;
+}
+
 /// Reads `path` as described at the top of this file, calling sink for each chunk of at most
 /// chunk_bytes, and progress(done_bytes, total_bytes) after each. Memory stays constant.
 inline tensor_info read_tensor(const std::string& path, std::optional<dtype> raw_type,
                                const std::function<void(const tensor_chunk&)>& sink,
                                const std::function<void(std::uint64_t, std::uint64_t)>& progress = {},
                                std::size_t chunk_bytes = std::size_t{4} << 20) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw tensor_error("cannot open '" + path + "': " + std::strerror(errno));
+  std::FILE* f = open_input(path);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);
   if (std::fseek(f, 0, SEEK_END) != 0) throw tensor_error(path + ": cannot seek (grads reads regular files)");
   const long long end = ftello(f);
@@ -375,28 +465,50 @@ inline tensor_info read_tensor(const std::string& path, std::optional<dtype> raw
     };
     auto handle = [&](std::string_view line) {
       ++line_no;
+      const char* const line_start = line.data();
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
       while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-      if (line.empty()) return;
-      const lf::parsed<lf::bits_t> r = lf::parse(lf::binary64, line);
-      if (!r) {
-        std::string shown;
-        for (char ch : line.substr(0, 40)) {
-          const auto u = static_cast<unsigned char>(ch);
-          if (u >= 0x20 && u < 0x7F) shown += ch;
-          else {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\x%02X", u);
-            shown += b;
+      if (line.empty() || line.front() == '#') return;  // numpy.savetxt's header and comments
+      // Fields separated by blanks or commas (numpy.savetxt's 2-D output).
+      std::size_t i = 0;
+      const std::size_t lead = static_cast<std::size_t>(line.data() - line_start);
+      for (;;) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        std::size_t j = i;
+        while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != ',') ++j;
+        const std::string_view field = line.substr(i, j - i);
+        const std::string where = path + ": line " + std::to_string(line_no) + ", column " + std::to_string(lead + i + 1);
+        if (field.empty())
+          throw tensor_error(where + ": an empty field (accepted: numbers separated by blanks or by commas, as "
+                                     "numpy.savetxt writes them)");
+        const lf::parsed<lf::bits_t> r = lf::parse(lf::binary64, field);
+        if (!r) {
+          std::string shown;
+          for (char ch : field.substr(0, 40)) {
+            const auto u = static_cast<unsigned char>(ch);
+            if (u >= 0x20 && u < 0x7F) shown += ch;
+            else {
+              char b[8];
+              std::snprintf(b, sizeof b, "\\x%02X", u);
+              shown += b;
+            }
           }
+          if (field.size() > 40) shown += "...";
+          throw tensor_error(where + ": '" + shown + "' is not a number: " + r.error.message() +
+                             " (accepted: numbers separated by blanks or commas, one or more per line: a decimal like "
+                             "0.1 or 1e-8, a hex float like 0x1.8p-3, inf or nan; for binary data give --dtype " +
+                             std::string(dtype_names_help) + ")");
         }
-        if (line.size() > 40) shown += "...";
-        throw tensor_error(path + ": line " + std::to_string(line_no) + ": '" + shown + "' is not a number: " +
-                           r.error.message() +
-                           " (accepted: one number per line: a decimal like 0.1 or 1e-8, a hex float like "
-                           "0x1.8p-3, inf or nan; for binary data give --dtype " + std::string(dtype_names_help) + ")");
+        values.push_back(std::bit_cast<double>(r.value));
+        if (values.size() == (1u << 16)) flush();
+        while (j < line.size() && (line[j] == ' ' || line[j] == '\t')) ++j;
+        if (j >= line.size()) break;
+        if (line[j] == ',') ++j;
+        i = j;
+        if (i >= line.size())
+          throw tensor_error(path + ": line " + std::to_string(line_no) + ", column " + std::to_string(lead + i + 1) +
+                             ": an empty field after a trailing comma");
       }
-      values.push_back(std::bit_cast<double>(r.value));
       if (values.size() == (1u << 16)) flush();
     };
     for (;;) {
@@ -436,7 +548,9 @@ inline tensor_info read_tensor(const std::string& path, std::optional<dtype> raw
   info.count = (size - offset) / item;
   if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0) throw tensor_error(path + ": cannot seek to the data");
   std::uint64_t left = size - offset, done = offset;
-  const std::size_t per = chunk_bytes / item * item;
+  // Narrow types are widened to binary32 in a second buffer of at most chunk_bytes.
+  const std::size_t per = item < 4 ? std::max<std::size_t>(chunk_bytes / 4, 1) * item : chunk_bytes / item * item;
+  std::vector<float> widened;
   while (left > 0) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, per));
     read_exact(buf, n);
@@ -446,7 +560,11 @@ inline tensor_info read_tensor(const std::string& path, std::optional<dtype> raw
     }
     const std::size_t k = n / item;
     tensor_chunk c;
-    if (type == dtype::f16) c.f16 = {reinterpret_cast<const std::uint16_t*>(buf), k};
+    if (type == dtype::bf16 || type == dtype::e4m3 || type == dtype::e5m2) {
+      widened.resize(k);
+      widen_to_f32(type, buf, k, widened.data());
+      c.f32 = widened;
+    } else if (type == dtype::f16) c.f16 = {reinterpret_cast<const std::uint16_t*>(buf), k};
     else if (type == dtype::f32) c.f32 = {reinterpret_cast<const float*>(buf), k};
     else c.f64 = {reinterpret_cast<const double*>(buf), k};
     sink(c);
