@@ -27,7 +27,9 @@
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -40,22 +42,29 @@ constexpr int scale_exponents[] = {0, -127, 127};
 const lf::env saturating{lf::rounding::nearest_even,
                          lf::policy{lf::tininess::after_rounding, {}, {}, lf::overflow_policy::saturate}};
 
+// The kernel's paths: portable always; AVX2 and AVX-512 where the CPU has them (otherwise said to be
+// skipped). (The e2m1 division has no AVX-512 form: there the AVX-512 path runs its AVX2 code.)
+std::vector<lf::array_dispatch> proof_paths(const char* kernel) {
+  std::vector<lf::array_dispatch> paths{lf::array_dispatch::portable};
+  if (lf::detail::cpu().avx2_f16c)
+    paths.push_back(lf::array_dispatch::avx2);
+  else
+    std::printf("block_quantize proof: the AVX2 %s kernel is SKIPPED (this CPU has no AVX2): not proven here\n", kernel);
+  if (lf::detail::cpu().avx512)
+    paths.push_back(lf::array_dispatch::avx512);
+  else
+    std::printf("block_quantize proof: the AVX-512 %s kernel is SKIPPED (this CPU has no AVX-512): not proven here\n",
+                kernel);
+  return paths;
+}
+
 }  // namespace
 
 TEST_CASE("mx_element_rne and the run kernel on each path equal the core on every finite binary32") {
   const proof::selection sel = proof::select_chunks();
   std::printf("block_quantize proof: shard %zu of %zu, %s; %s\n", sel.shard, sel.shards, sel.part_text(n_parts).c_str(),
               sel.how.c_str());
-  // The run kernel's paths: portable always; AVX2 where the CPU has it (otherwise said to be skipped).
-  std::vector<lf::array_dispatch> paths{lf::array_dispatch::portable};
-  if (lf::detail::cpu().avx2_f16c)
-    paths.push_back(lf::array_dispatch::avx2);
-  else
-    std::printf("block_quantize proof: the AVX2 run kernel is SKIPPED (this CPU has no AVX2): not proven here\n");
-  if (lf::detail::cpu().avx512)
-    paths.push_back(lf::array_dispatch::avx512);
-  else
-    std::printf("block_quantize proof: the AVX-512 run kernel is SKIPPED (this CPU has no AVX-512): not proven here\n");
+  const std::vector<lf::array_dispatch> paths = proof_paths("run");
   std::uint64_t checked = 0, mismatches = 0;
   std::string first;
   std::vector<float> xs(65536);
@@ -120,7 +129,7 @@ TEST_CASE("mx_element_rne and the run kernel on each path equal the core on ever
   CHECK(checked > 0);
 }
 
-TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) equals the core on every finite binary32, five divisors") {
+TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) and the E4M3 scale table equal the core on every finite binary32") {
   const proof::selection sel = proof::select_chunks();
   // d = S * T: an E4M3 scale times a binary32 tensor scale (28 significant bits at most), from the
   // ends of the range and with a full 24-bit T.
@@ -128,7 +137,12 @@ TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) equals the core on every finite bina
   std::uint64_t checked = 0, mismatches = 0;
   std::string first;
   std::vector<float> xs(65536);
-  std::vector<std::uint8_t> codes(65536), flags(65536);
+  std::vector<std::uint8_t> codes(65536), flags(65536), want(65536), want_flags(65536);
+  // NVFP4's tensor scales T (the block scale divides amax by 6 * T): 1, a full 24-bit significand, an
+  // odd one, the smallest and the largest binary32.
+  const double tensor_scales[] = {1.0, 0x1.fffffep+3, 0x1.234567p-20, 0x1p-149, 0x1.fffffep+127};
+  std::uint64_t scale_checked = 0, scale_fallback = 0;
+  const std::vector<lf::array_dispatch> paths = proof_paths("e2m1 division");
   for (std::uint32_t c = 0; c < 65536; ++c) {
     if (!sel.selected(c, n_parts)) continue;
     for (std::uint32_t lo = 0; lo < 65536; ++lo) {
@@ -138,28 +152,67 @@ TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) equals the core on every finite bina
     }
     for (const double d : divisors) {
       REQUIRE(lf::fast::mx_e2m1_divisor_ok(d));
-      std::uint32_t ored = lf::fast::mx_e2m1_rne_div(xs.data(), codes.data(), 65536, d, flags.data());
-      std::uint32_t want_or = 0;
       for (std::uint32_t lo = 0; lo < 65536; ++lo) {
         lf::status st{};
-        const lf::bits_t want = lf::detail::divide_into(lf::float4_e2m1fn, static_cast<double>(xs[lo]), d, saturating, st);
-        want_or |= lf::to_bits(st);
-        ++checked;
-        if (codes[lo] != want || flags[lo] != lf::to_bits(st)) {
+        want[lo] = static_cast<std::uint8_t>(
+            lf::detail::divide_into(lf::float4_e2m1fn, static_cast<double>(xs[lo]), d, saturating, st));
+        want_flags[lo] = static_cast<std::uint8_t>(lf::to_bits(st));
+      }
+      for (const lf::array_dispatch path : paths) {
+        const lf::array_dispatch before = lf::set_array_dispatch(path);
+        const std::uint32_t ored = lf::fast::mx_e2m1_rne_div(xs.data(), codes.data(), 65536, d, flags.data());
+        lf::set_array_dispatch(before);
+        std::uint32_t want_or = 0;
+        for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+          want_or |= want_flags[lo];
+          ++checked;
+          if (codes[lo] != want[lo] || flags[lo] != want_flags[lo]) {
+            if (mismatches++ == 0) {
+              char buf[200];
+              std::snprintf(buf, sizeof buf, "e2m1 %s x=0x%08x d=%a: 0x%x flags %02x, core 0x%x flags %02x",
+                            lf::array_dispatch_name(path), std::bit_cast<std::uint32_t>(xs[lo]), d, codes[lo], flags[lo],
+                            want[lo], want_flags[lo]);
+              first = buf;
+            }
+          }
+        }
+        if (ored != want_or) ++mismatches;
+      }
+    }
+    // NVFP4's block scale: every positive finite binary32 amax of the chunk, for denominators 6 * T.
+    if (c >= 0x7F80u) continue;  // negative, infinite or NaN amax: not in the domain
+    for (const double T : tensor_scales) {
+      const double d = 6.0 * T;
+      REQUIRE(lf::fast::e4m3_scale_table::ok(d));
+      const lf::fast::e4m3_scale_table table(d);
+      for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+        const double amax = static_cast<double>(xs[lo]);
+        if (!(amax > 0)) continue;
+        bool inexact = false;
+        const int code = table.code(amax, inexact);
+        ++scale_checked;
+        if (code < 0) {
+          ++scale_fallback;
+          continue;
+        }
+        lf::status st{};
+        const lf::bits_t core = lf::detail::divide_into(lf::float8_e4m3fn, amax, d, saturating, st);
+        const lf::status fast_st = inexact ? lf::status::inexact : lf::status{};
+        if (static_cast<lf::bits_t>(code) != core || fast_st != st) {
           if (mismatches++ == 0) {
             char buf[200];
-            std::snprintf(buf, sizeof buf, "e2m1 x=0x%08x d=%a: 0x%x flags %02x, core 0x%llx flags %02x",
-                          std::bit_cast<std::uint32_t>(xs[lo]), d, codes[lo], flags[lo],
-                          static_cast<unsigned long long>(want), lf::to_bits(st));
+            std::snprintf(buf, sizeof buf, "e4m3 scale amax=%a d=%a: 0x%x inexact %d, core 0x%llx flags %02x", amax, d,
+                          code, inexact ? 1 : 0, static_cast<unsigned long long>(core), lf::to_bits(st));
             first = buf;
           }
         }
       }
-      if (ored != want_or) ++mismatches;
     }
   }
-  std::printf("block_quantize proof (e2m1 divisions): %llu comparisons, %llu mismatches\n",
-              static_cast<unsigned long long>(checked), static_cast<unsigned long long>(mismatches));
+  std::printf("block_quantize proof (e2m1 divisions): %llu comparisons on %zu paths; e4m3 scales: %llu amax x T, "
+              "%llu left to the core (outside [2^-6, 448) or a midpoint); %llu mismatches\n",
+              static_cast<unsigned long long>(checked), paths.size(), static_cast<unsigned long long>(scale_checked),
+              static_cast<unsigned long long>(scale_fallback), static_cast<unsigned long long>(mismatches));
   INFO(first);
   CHECK(mismatches == 0);
   CHECK(checked > 0);
@@ -178,20 +231,30 @@ TEST_CASE("mx_quantize takes the kernel: the same codes and flags as the core's 
   for (std::size_t i = 0; i < x.size(); i += 97) x[i] = 0.0f;
   x[5] = std::numeric_limits<float>::infinity();  // a NaN block
   x[700] = 1e-40f;                                 // a binary32 subnormal (the vector kernels' fallback)
+  // (64 x 96: whole blocks; 9 x 100: runs cut short at the end of a row, 7 or 4 elements)
+  const std::pair<std::size_t, std::size_t> shapes[] = {{64, 96}, {9, 100}};
+  for (const lf::array_dispatch path : proof_paths("mx_quantize"))
+  for (const auto& [rows, cols] : shapes)
   for (const lf::block_format& bf : {lf::mxfp8_e4m3, lf::mxfp8_e5m2, lf::mxfp6_e3m2, lf::mxfp6_e2m3, lf::mxfp4, lf::nvfp4})
     for (const lf::block_layout layout : {lf::block_layout::rows_1d, lf::block_layout::tiles_2d}) {
       CAPTURE(bf.name);
       CAPTURE(static_cast<int>(layout));
-      const lf::block_quantized fast = lf::mx_quantize(x, 64, 96, bf, saturating, layout);
-      lf::block_quantized slow = lf::detail::mx_quantize_with(x, 64, 96, bf, saturating, layout,
+      CAPTURE(cols);
+      CAPTURE(lf::array_dispatch_name(path));
+      const std::span<const float> xs(x.data(), rows * cols);
+      const lf::array_dispatch before = lf::set_array_dispatch(path);
+      const lf::block_quantized fast = lf::mx_quantize(xs, rows, cols, bf, saturating, layout);
+      lf::block_quantized again;
+      lf::mx_quantize_into(xs, rows, cols, bf, again, saturating, layout);  // into a reused one below too
+      lf::mx_quantize_into(xs, rows, cols, bf, again, saturating, layout);
+      lf::set_array_dispatch(before);
+      lf::block_quantized slow = lf::detail::mx_quantize_with(xs, rows, cols, bf, saturating, layout,
                                                               [](std::size_t) { return std::uint32_t{0}; }, false);
       CHECK(fast.scales == slow.scales);
       CHECK(fast.elements == slow.elements);
       CHECK(fast.flags == slow.flags);
       CHECK(fast.tensor_scale == slow.tensor_scale);
       // into a reused block_quantized: the same
-      lf::block_quantized again = slow;
-      lf::mx_quantize_into(x, 64, 96, bf, again, saturating, layout);
       CHECK(again.elements == fast.elements);
       CHECK(again.scales == fast.scales);
       CHECK(again.flags == fast.flags);

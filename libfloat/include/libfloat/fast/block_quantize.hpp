@@ -18,11 +18,20 @@
 // addition), and codes above the format's max finite clamped to it with overflow and inexact. Tiny
 // (after rounding): the result rounded to M + 1 bits with an unbounded exponent is below 2^emin.
 // Nothing reads the floating-point environment.
+//
+// NVFP4 (E2M1 elements with any E4M3 x binary32 divisor, and the E4M3 block scales) is proven by the
+// same test's second case: mx_e2m1_rne_div on each path against the core's division for every finite
+// binary32 x and five divisors, and e4m3_scale_table against the core's division for every positive
+// finite binary32 amax and five tensor scales (see each function for its domain). mx_amax_bits (not a
+// rounding) is compared with its portable loop through mx_quantize on random blocks, on each path.
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 
 #include <libfloat/core/format.hpp>
 #include <libfloat/core/status.hpp>
@@ -53,6 +62,54 @@ inline bool mx_e2m1_divisor_ok(double d) {
   const std::uint64_t sig = (std::bit_cast<std::uint64_t>(d) & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
   return 53 - std::countr_zero(sig) <= 28;
 }
+
+/// NVFP4's block scales for one denominator d = max_elem * T (the element format's largest value times
+/// the binary32 tensor scale): code(amax) is the E4M3 code of amax / d rounded to nearest even, for amax
+/// a positive finite binary32 value. Usable when ok(d): d between 2^-900 and 2^900 with at most 48
+/// significant bits (6 * T has at most 26). code() serves the quotients q in [2^-6, 448) (an E4M3
+/// normal result: no underflow, no overflow, only inexact) that are not a midpoint between two E4M3
+/// values: there it returns the code and sets `inexact` when q is not the code's value; it returns -1
+/// for every other input (the caller then takes the core's division).
+/// How: a candidate code from amax * (1 / d) in binary64 rounded to 4 significant bits, accepted only when
+/// q lies strictly between the midpoints to its neighbours, decided exactly: lo * d < amax < hi * d,
+/// where lo and hi have at most 5 significant bits, so each product has at most 53 and is exact (the
+/// table holds them per code), as are 2^-6 * d, 448 * d and value * d. An accepted code is the
+/// nearest E4M3 value to q by definition, whatever the candidate's own rounding did.
+/// Proof: tests/fast/test_block_quantize_proof.cpp compares it with the core's division (lf::detail::
+/// divide_into, nearest even, saturating) on every positive finite binary32 amax for a set of d.
+class e4m3_scale_table {
+ public:
+  static bool ok(double d) {
+    if (!(d > 0x1p-900 && d < 0x1p900)) return false;
+    const std::uint64_t sig = (std::bit_cast<std::uint64_t>(d) & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
+    return 53 - std::countr_zero(sig) <= 48;
+  }
+  explicit e4m3_scale_table(double d) : inv_(1.0 / d), min_(0x1p-6 * d), max_(448.0 * d) {
+    for (int code = 8; code <= 126; ++code) {  // the normal codes: exponent field 1..15, max finite 126
+      const int e = (code >> 3) - 7, f = code & 7;
+      const double v = std::ldexp(1.0 + f / 8.0, e), ulp = std::ldexp(1.0, e - 3);
+      const double below = f == 0 && e > -6 ? ulp / 2 : ulp;  // the spacing to the neighbour below
+      lo_[code] = (v - below / 2) * d;
+      hi_[code] = (v + ulp / 2) * d;
+      val_[code] = v * d;
+    }
+  }
+  int code(double amax, bool& inexact) const {
+    if (!(amax >= min_ && amax < max_)) return -1;
+    // (a product with 1 / d, within a few binary64 ulps of q: a candidate only, checked below)
+    std::uint64_t b = std::bit_cast<std::uint64_t>(amax * inv_);
+    constexpr std::uint64_t half = std::uint64_t{1} << 48, drop = (std::uint64_t{1} << 49) - 1;
+    b = (b + (half - 1) + ((b >> 49) & 1)) & ~drop;  // to nearest even at 3 fraction bits
+    const int code = ((static_cast<int>(b >> 52) - 1023 + 7) << 3) | static_cast<int>((b >> 49) & 7);
+    if (code < 8 || code > 126) return -1;  // (amax * (1 / d) may fall just outside [2^-6, 448])
+    if (!(amax > lo_[code] && amax < hi_[code])) return -1;  // a midpoint, or a candidate off by one
+    inexact = amax != val_[code];
+    return code;
+  }
+ private:
+  double inv_, min_, max_;
+  double lo_[127] = {}, hi_[127] = {}, val_[127] = {};
+};
 
 /// Whether mx_element_rne serves format f: the five MX element formats (signed, at most 8 bits, with
 /// subnormals; the all-ones codes above max finite, if any, are NaN or infinity).
@@ -333,12 +390,53 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::u
 #endif
 #endif
 
-/// mx_amax_bits_portable on AVX-512 where the CPU has it and the array dispatch allows.
+#if defined(LIBFLOAT_ARRAY_X86)
+/// The same on 8 lanes of AVX2 (an unsigned maximum of the magnitudes' bits); a tail of fewer than 8
+/// takes the portable loop.
+__attribute__((target("avx2"))) inline std::uint32_t mx_amax_bits_avx2(const float* x, std::size_t n) {
+  __m256i m = _mm256_setzero_si256();
+  const __m256i mask = _mm256_set1_epi32(0x7FFFFFFF);
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    m = _mm256_max_epu32(m, _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + j)), mask));
+  __m128i h = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+  h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0x4E));
+  h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0xB1));
+  const auto r = static_cast<std::uint32_t>(_mm_cvtsi128_si32(h));
+  const std::uint32_t t = j < n ? mx_amax_bits_portable(x + j, n - j) : 0;
+  return r > t ? r : t;
+}
+
+/// mx_amax_bits of each run of `block` elements of x[0..n) (the last one shorter when block does not
+/// divide n), to out[0..ceil(n / block)), on the path `avx512` or `avx2` names.
+template <bool avx512>
+[[gnu::target("avx2")]] inline void mx_amax_runs_x86(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
+  for (std::size_t j = 0; j < n; j += block) {
+    const std::size_t len = block < n - j ? block : n - j;
+    *out++ = avx512 ? mx_amax_bits_avx512(x + j, len) : mx_amax_bits_avx2(x + j, len);
+  }
+}
+#endif
+
+/// mx_amax_bits_portable on AVX-512 or AVX2 where the CPU has it and the array dispatch allows.
 inline std::uint32_t mx_amax_bits(const float* x, std::size_t n) {
 #if defined(LIBFLOAT_ARRAY_X86)
-  if (lf::detail::is_avx512(array_dispatch_in_use())) return mx_amax_bits_avx512(x, n);
+  const array_dispatch path = array_dispatch_in_use();
+  if (lf::detail::is_avx512(path)) return mx_amax_bits_avx512(x, n);
+  if (path == array_dispatch::avx2) return mx_amax_bits_avx2(x, n);
 #endif
   return mx_amax_bits_portable(x, n);
+}
+
+/// mx_amax_bits of each run of `block` (>= 1) elements of x[0..n), the last one shorter when block does
+/// not divide n, to out[0..ceil(n / block)): one call for a row of blocks (the path is chosen once).
+inline void mx_amax_runs(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
+#if defined(LIBFLOAT_ARRAY_X86)
+  const array_dispatch path = array_dispatch_in_use();
+  if (lf::detail::is_avx512(path)) return mx_amax_runs_x86<true>(x, n, block, out);
+  if (path == array_dispatch::avx2) return mx_amax_runs_x86<false>(x, n, block, out);
+#endif
+  for (std::size_t j = 0; j < n; j += block) *out++ = mx_amax_bits_portable(x + j, block < n - j ? block : n - j);
 }
 
 /// n elements of x divided by 2^k (-127 <= k <= 127) rounded to nearest even into the element format,
@@ -356,23 +454,49 @@ inline std::uint32_t mx_elements_rne(const float* x, std::uint8_t* out, std::siz
   return detail::mx_elements_rne_portable(x, out, n, k, p, per_element);
 }
 
-/// NVFP4's elements: n elements of x divided by d (a positive divisor whose significand has at most 28
-/// bits, between 2^-1000 and 2^1000: an E4M3 scale times a binary32 tensor scale is one), rounded to nearest even into FP4
-/// E2M1 with saturation. Codes to out, each element's flags to per_element when given, the ORed
-/// flags returned. By comparisons with exact thresholds: t * d is exact in binary64 for every t here
-/// (at most 3 significant bits), and so is |x|, so |x| > t * d decides |x| / d > t exactly:
-///   midpoints between E2M1's magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6: 0.25 0.75 1.25 1.75 2.5 3.5 5
-///   (a tie goes to the even code: 0, 1, 1, 2, 2, 4, 4);
-///   overflow from |x| / d >= 7 (with an unbounded exponent 7 is the tie between 6 and 8, and goes to 8);
-///   tiny below 0.875 (the tie between 0.875 and 1 goes to 1), underflow when also inexact.
-/// Proof: tests/fast/test_block_quantize_proof.cpp, every finite binary32 x for a set of divisors,
-/// against lf::convert of the quotient (the core, through the division rounded to odd).
-inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::size_t n, double d,
-                                     std::uint8_t* per_element = nullptr) {
-  // Code c's magnitude and the midpoint above it, times d.
-  const double mid[7] = {0.25 * d, 0.75 * d, 1.25 * d, 1.75 * d, 2.5 * d, 3.5 * d, 5 * d};
-  const double val[8] = {0.0, 0.5 * d, 1.0 * d, 1.5 * d, 2.0 * d, 3.0 * d, 4.0 * d, 6.0 * d};
-  const double over_at = 7 * d, tiny_below = 0.875 * d;
+/// The thresholds of mx_e2m1_rne_div for a divisor d, computed once per divisor (a block-scaled
+/// quantizer keeps one per scale code). In binary64, each exact (t * d with t of at most 3 significant
+/// bits and d of at most 28): the midpoints between E2M1's magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6
+/// (0.25 0.75 1.25 1.75 2.5 3.5 5), the magnitudes themselves, and the overflow and tininess bounds,
+/// all times d. In binary32, for the vector kernel, the same decisions for a binary32 |x|:
+///   |x| > t   iff |x| > RD(t)   (RD(t): the largest binary32 <= t; t is not always a binary32)
+///   |x| >= t  iff |x| >= RU(t)  (RU(t): the smallest binary32 >= t, infinity above the largest)
+///   |x| == t  iff t is a binary32 and |x| equals it (else a NaN, equal to nothing)
+///   |x| < t   iff |x| < RU(t).
+struct e2m1_thresholds {
+  double mid[7], val[8], over_at, tiny_below;
+  float mid_f[7];  ///< RD of an even midpoint (passed when above it), RU of an odd one (at or above)
+  float val_f[8], over_f, tiny_f;
+  e2m1_thresholds() = default;
+  explicit e2m1_thresholds(double d)
+      : mid{0.25 * d, 0.75 * d, 1.25 * d, 1.75 * d, 2.5 * d, 3.5 * d, 5 * d},
+        val{0.0, 0.5 * d, 1.0 * d, 1.5 * d, 2.0 * d, 3.0 * d, 4.0 * d, 6.0 * d},
+        over_at(7 * d),
+        tiny_below(0.875 * d) {
+    for (int i = 0; i < 7; ++i) mid_f[i] = (i & 1) != 0 ? up(mid[i]) : down(mid[i]);
+    for (int i = 0; i < 8; ++i) val_f[i] = down(val[i]) == val[i] ? down(val[i]) : std::numeric_limits<float>::quiet_NaN();
+    over_f = up(over_at);
+    tiny_f = up(tiny_below);
+  }
+  /// RD(t) and RU(t) for t >= 0 (binary32 neighbours found from the bits: t is not converted where the
+  /// conversion would leave binary32's range).
+  static float down(double t) {
+    if (t >= static_cast<double>(std::numeric_limits<float>::max())) return std::numeric_limits<float>::max();
+    const float f = static_cast<float>(t);  // one of t's two binary32 neighbours (or t itself)
+    return static_cast<double>(f) > t ? std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) - 1) : f;
+  }
+  static float up(double t) {
+    if (t > static_cast<double>(std::numeric_limits<float>::max())) return std::numeric_limits<float>::infinity();
+    const float f = static_cast<float>(t);
+    return static_cast<double>(f) < t ? std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) + 1) : f;
+  }
+};
+
+namespace detail {
+
+/// The portable loop of mx_e2m1_rne_div (see there), on the binary64 thresholds.
+inline std::uint32_t mx_e2m1_rne_div_portable(const float* x, std::uint8_t* out, std::size_t n, const e2m1_thresholds& t,
+                                              std::uint8_t* per_element) {
   std::uint32_t flags = 0;
   for (std::size_t j = 0; j < n; ++j) {
     const std::uint32_t xb = std::bit_cast<std::uint32_t>(x[j]);
@@ -380,12 +504,12 @@ inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::siz
     // the code: how many midpoints |x| passes, a tie (equality) passing only toward an even code
     std::uint32_t c = 0;
     for (int i = 0; i < 7; ++i) {
-      const bool pass = a > mid[i] || (a == mid[i] && (i & 1) != 0);  // midpoint i lies between codes i and i + 1
+      const bool pass = a > t.mid[i] || (a == t.mid[i] && (i & 1) != 0);  // midpoint i lies between codes i and i + 1
       c += pass ? 1u : 0u;
     }
-    const bool over = a >= over_at;
-    const bool inexact = over || a != val[c];
-    const bool tiny = a < tiny_below;
+    const bool over = a >= t.over_at;
+    const bool inexact = over || a != t.val[c];
+    const bool tiny = a < t.tiny_below;
     const std::uint32_t f = (inexact ? to_bits(status::inexact) : 0u) | (inexact && tiny ? to_bits(status::underflow) : 0u) |
                             (over ? to_bits(status::overflow) : 0u);
     out[j] = static_cast<std::uint8_t>(((xb >> 31) << 3) | c);
@@ -393,6 +517,104 @@ inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::siz
     flags |= f;
   }
   return flags;
+}
+
+#if defined(LIBFLOAT_ARRAY_X86)
+/// The low byte of each of v's eight 32-bit lanes to dst[0..8), by the shuffle `gather` (byte 0 of
+/// each lane to bytes 0..3 of its 128-bit half).
+__attribute__((target("avx2"))) inline void e2m1_store8(__m256i gather, std::uint8_t* dst, __m256i v) {
+  const __m256i g = _mm256_shuffle_epi8(v, gather);
+  const auto lo = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(g)));
+  const auto hi = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm256_extracti128_si256(g, 1)));
+  const std::uint64_t both = lo | static_cast<std::uint64_t>(hi) << 32;
+  std::memcpy(dst, &both, 8);
+}
+
+/// The same on 8 lanes of binary32 (AVX2), on the binary32 thresholds: each comparison's all-ones
+/// lanes (-1) subtracted from the code; exact when |x| equals code c's magnitude (a lane permutation
+/// of the eight; a magnitude that is no binary32 is a NaN there, equal to nothing). The
+/// codes (low byte of each 32-bit lane) are gathered into 8 bytes by a byte shuffle. A tail of fewer
+/// than 8 takes the portable loop.
+__attribute__((target("avx2"))) inline std::uint32_t mx_e2m1_rne_div_avx2(const float* x, std::uint8_t* out, std::size_t n,
+                                                                          const e2m1_thresholds& t,
+                                                                          std::uint8_t* per_element) {
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  __m256 mid[7];
+  for (int i = 0; i < 7; ++i) mid[i] = _mm256_set1_ps(t.mid_f[i]);
+  const __m256 val = _mm256_loadu_ps(t.val_f);
+  const __m256 over_at = _mm256_set1_ps(t.over_f), tiny_below = _mm256_set1_ps(t.tiny_f);
+  const __m256i all_ones = _mm256_set1_epi32(-1);
+  // byte 0 of each 32-bit lane to bytes 0..3 of its 128-bit half
+  const __m256i gather = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
+                                          0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  __m256i inexact_acc = _mm256_setzero_si256(), under_acc = inexact_acc, over_acc = inexact_acc;
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 xf = _mm256_loadu_ps(x + j);
+    const __m256 a = _mm256_and_ps(xf, abs_mask);
+    __m256i c = _mm256_setzero_si256();
+    for (int i = 0; i < 7; ++i) {
+      const __m256 pass = (i & 1) != 0 ? _mm256_cmp_ps(a, mid[i], _CMP_GE_OQ) : _mm256_cmp_ps(a, mid[i], _CMP_GT_OQ);
+      c = _mm256_sub_epi32(c, _mm256_castps_si256(pass));
+    }
+    const __m256 exact = _mm256_cmp_ps(a, _mm256_permutevar8x32_ps(val, c), _CMP_EQ_OQ);  // code c's magnitude
+    const __m256i over = _mm256_castps_si256(_mm256_cmp_ps(a, over_at, _CMP_GE_OQ));
+    const __m256i inexact = _mm256_andnot_si256(_mm256_castps_si256(exact), all_ones);
+    const __m256i under = _mm256_and_si256(inexact, _mm256_castps_si256(_mm256_cmp_ps(a, tiny_below, _CMP_LT_OQ)));
+    inexact_acc = _mm256_or_si256(inexact_acc, inexact);
+    under_acc = _mm256_or_si256(under_acc, under);
+    over_acc = _mm256_or_si256(over_acc, over);
+    const __m256i sign = _mm256_slli_epi32(_mm256_srli_epi32(_mm256_castps_si256(xf), 31), 3);
+    e2m1_store8(gather, out + j, _mm256_or_si256(c, sign));
+    if (per_element) {
+      const __m256i f = _mm256_or_si256(
+          _mm256_or_si256(_mm256_and_si256(inexact, _mm256_set1_epi32(static_cast<int>(to_bits(status::inexact)))),
+                          _mm256_and_si256(under, _mm256_set1_epi32(static_cast<int>(to_bits(status::underflow))))),
+          _mm256_and_si256(over, _mm256_set1_epi32(static_cast<int>(to_bits(status::overflow)))));
+      e2m1_store8(gather, per_element + j, f);
+    }
+  }
+  std::uint32_t flags = 0;
+  if (!_mm256_testz_si256(inexact_acc, inexact_acc)) flags |= to_bits(status::inexact);
+  if (!_mm256_testz_si256(under_acc, under_acc)) flags |= to_bits(status::underflow);
+  if (!_mm256_testz_si256(over_acc, over_acc)) flags |= to_bits(status::overflow);
+  if (j < n) flags |= mx_e2m1_rne_div_portable(x + j, out + j, n - j, t, per_element ? per_element + j : nullptr);
+  return flags;
+}
+#endif
+
+}  // namespace detail
+
+/// NVFP4's elements: n elements of x divided by d (a positive divisor whose significand has at most 28
+/// bits, between 2^-1000 and 2^1000: an E4M3 scale times a binary32 tensor scale is one; t =
+/// e2m1_thresholds(d)), rounded to nearest even into FP4 E2M1 with saturation. Codes to out, each
+/// element's flags to per_element when given, the ORed flags returned. By comparisons with exact
+/// thresholds: t * d is exact in binary64 for every t here (at most 3 significant bits), and so is |x|,
+/// so |x| > t * d decides |x| / d > t exactly:
+///   midpoints between E2M1's magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6: 0.25 0.75 1.25 1.75 2.5 3.5 5
+///   (a tie goes to the even code: 0, 1, 1, 2, 2, 4, 4);
+///   overflow from |x| / d >= 7 (with an unbounded exponent 7 is the tie between 6 and 8, and goes to 8);
+///   tiny below 0.875 (the tie between 0.875 and 1 goes to 1), underflow when also inexact.
+/// The elements must be finite (a block holding a NaN or an infinity does not come here). Runs on AVX2
+/// (8 lanes, the binary32 form of the thresholds) where the CPU has it and lf::array_dispatch_in_use()
+/// allows (an AVX-512 CPU runs the AVX2 code too), as mx_elements_rne does; the portable loop
+/// compares in binary64.
+/// Proof: tests/fast/test_block_quantize_proof.cpp, every finite binary32 x for a set of divisors
+/// (whose thresholds reach beyond binary32's range at both ends), on each path the CPU has, against
+/// the core's division of x by d rounded into E2M1.
+inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::size_t n, const e2m1_thresholds& t,
+                                     std::uint8_t* per_element = nullptr) {
+#if defined(LIBFLOAT_ARRAY_X86)
+  const array_dispatch path = array_dispatch_in_use();
+  if (lf::detail::is_avx512(path) || path == array_dispatch::avx2)
+    return detail::mx_e2m1_rne_div_avx2(x, out, n, t, per_element);
+#endif
+  return detail::mx_e2m1_rne_div_portable(x, out, n, t, per_element);
+}
+
+inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::size_t n, double d,
+                                     std::uint8_t* per_element = nullptr) {
+  return mx_e2m1_rne_div(x, out, n, e2m1_thresholds(d), per_element);
 }
 
 }  // namespace lf::fast

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -274,18 +275,23 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
   // k in E8M0's range -127..127 (the range its proof covers), else the core's loop; a NaN or zero
   // divisor (a block holding a NaN or an infinity) gives elements 0 (the block decodes to NaN).
   // (k_known: the divisor is known to be 2^k, from the E8M0 shortcut in scale_of)
-  auto quantize_block = [&](std::size_t i0, std::size_t len, double divisor, int k_known = mx_no_k) {
+  // (th: the E2M1 thresholds of this divisor, when the caller keeps them)
+  auto quantize_block = [&](std::size_t i0, std::size_t len, double divisor, int k_known = mx_no_k,
+                            const fast::e2m1_thresholds* th = nullptr) {
     std::uint8_t* out = q.elements.data() + i0;
     if (std::isnan(divisor) || divisor == 0) {
       std::fill(out, out + len, std::uint8_t{0});
       return;
     }
-    int d_exp = 0;
-    const int k = k_known != mx_no_k ? k_known : std::frexp(divisor, &d_exp) == 0.5 ? d_exp - 1 : mx_no_k;
+    // (a power of two: a normal binary64 with no fraction bits, 2^k with k its unbiased exponent)
+    const std::uint64_t db = std::bit_cast<std::uint64_t>(divisor);
+    const bool pow2 = (db & ((std::uint64_t{1} << 52) - 1)) == 0 && (db >> 52) != 0 && (db >> 52) < 0x7FF;
+    const int k = k_known != mx_no_k ? k_known : pow2 ? static_cast<int>(db >> 52) - 1023 : mx_no_k;
     if (fast_elements && k >= -127 && k <= 127)
       fast_flags |= fast::mx_elements_rne(x.data() + i0, out, len, k, params);
     else if (fast_elements && fmt.element == float4_e2m1fn && fast::mx_e2m1_divisor_ok(divisor))
-      fast_flags |= fast::mx_e2m1_rne_div(x.data() + i0, out, len, divisor);  // NVFP4: proven, any such divisor
+      fast_flags |= th ? fast::mx_e2m1_rne_div(x.data() + i0, out, len, *th)  // NVFP4: proven, any such divisor
+                       : fast::mx_e2m1_rne_div(x.data() + i0, out, len, divisor);
     else if (fmt.int_bits != 0)
       quantize_run_int(fmt.int_bits, x.data() + i0, out, len, divisor, e, i0, random, q.flags);
     else
@@ -294,6 +300,9 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
   // The scale code of a block whose largest magnitude is amax (NaN: the block holds a NaN or an
   // infinity), and the divisor it gives with tensor scale T.
   const bool e8m0_floor = allow_fast && fmt.rule == scale_rule::ocp_floor && fmt.scale == float8_e8m0fnu;
+  // (NVFP4's scale table, made once T is known)
+  std::optional<fast::e4m3_scale_table> nvfp4_table;
+  const fast::e4m3_scale_table* nvfp4_scales = nullptr;
   auto scale_of = [&](double amax, double T, double& divisor, int* k = nullptr) -> std::uint8_t {
     if (e8m0_floor && T == 1.0 && amax > 0 && amax <= std::numeric_limits<double>::max()) {
       // 2^x, x = floor(log2 amax) - emax_elem, is an E8M0 value when -127 <= x <= 127: its code is
@@ -305,6 +314,19 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
         divisor = std::bit_cast<double>(static_cast<std::uint64_t>(x + 1023) << 52);
         if (k) *k = x;
         return static_cast<std::uint8_t>(x + 127);
+      }
+    }
+    if (nvfp4_scales && amax > 0 && amax <= std::numeric_limits<double>::max()) {
+      // NVFP4's E4M3 scale of amax / (max_elem * T) without the core's division where the quotient is a
+      // normal E4M3 value and no midpoint (fast/block_quantize.hpp, proven against the core: only
+      // inexact can arise there); its value times T is exact (4 and 24 significant bits).
+      bool inexact = false;
+      const int code = nvfp4_scales->code(amax, inexact);
+      if (code >= 0) {
+        if (inexact) q.flags |= status::inexact;
+        const auto biased = static_cast<std::uint64_t>((code >> 3) - 7 + 1023), f = static_cast<std::uint64_t>(code & 7);
+        divisor = std::bit_cast<double>(biased << 52 | f << 49) * T;
+        return static_cast<std::uint8_t>(code);
       }
     }
     bits_t s;
@@ -345,21 +367,36 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
   // (scratch kept per thread and reused: a large matrix's per-block vectors cost page faults each
   // time they are allocated anew)
   thread_local std::vector<double> amax, divisor;
-  amax.assign(nb, 0.0);
+  if (layout == block_layout::tiles_2d) amax.assign(nb, 0.0);
+  else amax.resize(nb);  // (rows: one run per block, written below)
   double tensor_amax = 0.0;
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c0 = 0; c0 < cols; c0 += B) {
-      const float* run = x.data() + r * cols + c0;
+  const std::size_t bc = q.block_cols();
+  // (the block index of row r's first run; the runs of a row go to consecutive blocks)
+  auto first_block = [&](std::size_t r) { return (layout == block_layout::tiles_2d ? r / B : r) * bc; };
+  thread_local std::vector<std::uint32_t> run_bits;  // a row's runs: mx_amax_bits of each
+  run_bits.resize(bc);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* row = x.data() + r * cols;
+    if (allow_fast)
+      fast::mx_amax_runs(row, cols, B, run_bits.data());
+    else
+      for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++k)
+        run_bits[k] = fast::mx_amax_bits_portable(row + c0, std::min(B, cols - c0));
+    for (std::size_t c0 = 0, b = first_block(r), k = 0; c0 < cols; c0 += B, ++b, ++k) {
+      const float* run = row + c0;
       const std::size_t len = std::min(B, cols - c0);
-      const double m = run_amax(run, len);
-      double& bm = amax[q.block_of(r, c0)];
-      if (std::isnan(m) || std::isnan(bm)) bm = std::numeric_limits<double>::quiet_NaN();
+      const double m = run_bits[k] >= 0x7F800000u ? std::numeric_limits<double>::quiet_NaN()
+                                                  : static_cast<double>(std::bit_cast<float>(run_bits[k]));
+      double& bm = amax[b];
+      if (layout != block_layout::tiles_2d) bm = m;
+      else if (std::isnan(m) || std::isnan(bm)) bm = std::numeric_limits<double>::quiet_NaN();
       else bm = std::max(bm, m);
       if (!std::isnan(m)) tensor_amax = std::max(tensor_amax, m);
       else
         for (std::size_t j = 0; j < len; ++j)
           if (std::isfinite(run[j])) tensor_amax = std::max(tensor_amax, std::fabs(static_cast<double>(run[j])));
     }
+  }
   // 2. NVFP4's tensor scale: T = amax / (max_elem * max_scale), one binary32 rounding.
   double T = 1.0;
   if (fmt.rule == scale_rule::nvfp4 && tensor_amax > 0) {
@@ -370,15 +407,47 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
     T = q.tensor_scale;
     if (!(T > 0)) T = 1.0, q.tensor_scale = 1.0f;  // (an underflow to zero: no tensor scale)
   }
+  if (allow_fast && fmt.rule == scale_rule::nvfp4 && fmt.scale == float8_e4m3fn &&
+      fast::e4m3_scale_table::ok(element_max(fmt) * T)) {
+    nvfp4_table.emplace(element_max(fmt) * T);
+    nvfp4_scales = &*nvfp4_table;
+  }
   // 3. Each block's scale: a NaN for a block with a NaN or infinity (OCP MX §6.3), the smallest
   //    normal scale for an all-zero block (any scale gives zeros), else the rule's value.
-  divisor.assign(nb, 1.0);
-  for (std::size_t b = 0; b < nb; ++b) q.scales[b] = scale_of(amax[b], T, divisor[b]);
   // 4. Each element: x / divisor rounded once into the element format (MX clamps: saturate), a
   //    row's run of a block at a time.
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c0 = 0; c0 < cols; c0 += B)
-      quantize_block(r * cols + c0, std::min(B, cols - c0), divisor[q.block_of(r, c0)]);
+  //    NVFP4's E2M1 elements compare with thresholds made once per scale code (T is the same for
+  //    every block, so the code decides the divisor).
+  const bool e2m1_table = fast_elements && fmt.element == float4_e2m1fn && fmt.scale.bits() <= 8;
+  thread_local std::vector<fast::e2m1_thresholds> table;
+  thread_local std::vector<std::uint8_t> made;
+  if (e2m1_table) {
+    table.resize(256);
+    made.assign(256, 0);
+  }
+  auto elements_of = [&](std::size_t i0, std::size_t len, double d, std::uint8_t s) {
+    const fast::e2m1_thresholds* th = nullptr;
+    if (e2m1_table && fast::mx_e2m1_divisor_ok(d)) {
+      if (!made[s]) table[s] = fast::e2m1_thresholds(d), made[s] = 1;
+      th = &table[s];
+    }
+    quantize_block(i0, len, d, mx_no_k, th);
+  };
+  if (layout != block_layout::tiles_2d) {
+    // rows: a block is one run, in order: its scale, then its elements
+    for (std::size_t r = 0, b = 0; r < rows; ++r)
+      for (std::size_t c0 = 0; c0 < cols; c0 += B, ++b) {
+        double d = 1.0;
+        q.scales[b] = scale_of(amax[b], T, d);
+        elements_of(r * cols + c0, std::min(B, cols - c0), d, q.scales[b]);
+      }
+  } else {
+    divisor.resize(nb);  // (every one written by scale_of)
+    for (std::size_t b = 0; b < nb; ++b) q.scales[b] = scale_of(amax[b], T, divisor[b]);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c0 = 0, b = first_block(r); c0 < cols; c0 += B, ++b)
+        elements_of(r * cols + c0, std::min(B, cols - c0), divisor[b], q.scales[b]);
+  }
   q.flags |= static_cast<status>(fast_flags);
 }
 
