@@ -6,7 +6,9 @@
 // lengths 0, 1, around and between the block sizes and past one DeepSeek promotion interval (128).
 // Three ways into the fast path are checked: the typed lf::dot, the run-time-format lf::dot
 // (named-format dispatch) and block_chain_fast itself (which takes no fallback by dispatch, only
-// per special or all-zero block). Data wider than a unit's operand format (binary32 everywhere,
+// per special or all-zero block). All of it runs once per implementation of the fast chain, each
+// forced with lf::set_array_dispatch: the portable blocks and the AVX2 blocks (skipped, with a
+// message, on a CPU without AVX2), three seeds each. Data wider than a unit's operand format (binary32 everywhere,
 // fp16 on the FP8 units, ...) is converted to mu.input under input_rounding first (matrix_unit.hpp,
 // "Input conversion"), so the reference converts it the same way, each operand once, before the
 // general path; the units include tf32 units converting nearest even or upward and fp16 / FP8
@@ -275,23 +277,51 @@ void check_pair(std::mt19937_64& g, counts& n_checked) {
   }
 }
 
+/// Every input pair on the path lf::set_array_dispatch(path) selects, three seeds (the same data
+/// for each path).
+void check_all_pairs(lf::array_dispatch path) {
+  const lf::array_dispatch before = lf::set_array_dispatch(path);
+  const std::string in_use = lf::array_dispatch_name(lf::array_dispatch_in_use());
+  CAPTURE(in_use);
+  counts n;
+  for (const std::uint64_t seed : {4, 5, 6}) {  // three draws of the whole domain
+    std::mt19937_64 g(seed);
+    check_pair<lf::binary16, lf::binary16>(g, n);
+    check_pair<lf::bfloat16, lf::bfloat16>(g, n);
+    check_pair<lf::tfloat32, lf::tfloat32>(g, n);
+    check_pair<lf::float8_e4m3fn, lf::float8_e4m3fn>(g, n);
+    check_pair<lf::float8_e5m2, lf::float8_e5m2>(g, n);
+    check_pair<lf::float8_e4m3fn, lf::float8_e5m2>(g, n);
+    check_pair<lf::float8_e5m2, lf::float8_e4m3fn>(g, n);
+    // binary32 data, wider than every unit's operand format: converted under input_rounding, then
+    // the fast path (or the general one) on the converted operands.
+    check_pair<lf::binary32, lf::binary32>(g, n);
+  }
+  MESSAGE("path " << in_use << ": dot products compared: " << n.checked
+                  << ", of them through block_chain_fast directly: " << n.fast_direct);
+  CHECK(n.fast_direct > 0);
+  lf::set_array_dispatch(before);
+}
+
 }  // namespace
 
-TEST_CASE("matrix unit fast path: same bits and flags as the general path, every input format") {
-  std::mt19937_64 g(4);
-  counts n;
-  check_pair<lf::binary16, lf::binary16>(g, n);
-  check_pair<lf::bfloat16, lf::bfloat16>(g, n);
-  check_pair<lf::tfloat32, lf::tfloat32>(g, n);
-  check_pair<lf::float8_e4m3fn, lf::float8_e4m3fn>(g, n);
-  check_pair<lf::float8_e5m2, lf::float8_e5m2>(g, n);
-  check_pair<lf::float8_e4m3fn, lf::float8_e5m2>(g, n);
-  check_pair<lf::float8_e5m2, lf::float8_e4m3fn>(g, n);
-  // binary32 data, wider than every unit's operand format: converted under input_rounding, then
-  // the fast path (or the general one) on the converted operands.
-  check_pair<lf::binary32, lf::binary32>(g, n);
-  MESSAGE("dot products compared: " << n.checked << ", of them through block_chain_fast directly: " << n.fast_direct);
-  CHECK(n.fast_direct > 0);
+// The fast chain has two implementations (fast/matrix_block.hpp): the portable blocks and the AVX2
+// blocks (taken where the CPU has AVX2, AVX-512 CPUs included: lf::array_dispatch_in_use() is avx2,
+// avx512 or avx512_bf16). Each is forced in turn; a CPU without AVX2 reports the AVX2 case as
+// skipped, not proven.
+TEST_CASE("matrix unit fast path: same bits and flags as the general path, every input format, portable blocks") {
+  check_all_pairs(lf::array_dispatch::portable);
+}
+
+TEST_CASE("matrix unit fast path: same bits and flags as the general path, every input format, AVX2 blocks") {
+  const lf::array_dispatch before = lf::set_array_dispatch(lf::array_dispatch::avx2);
+  const bool has_avx2 = lf::array_dispatch_in_use() == lf::array_dispatch::avx2;
+  lf::set_array_dispatch(before);
+  if (!has_avx2) {
+    MESSAGE("SKIPPED: this CPU has no AVX2 (+F16C); the AVX2 blocks are not proven here");
+    return;
+  }
+  check_all_pairs(lf::array_dispatch::avx2);
 }
 
 TEST_CASE("matrix unit fast path: the dispatch takes it for the presets' formats and leaves the rest") {
