@@ -141,13 +141,18 @@ bs_result block_scaled_set(const fs::path& file, const std::string& gpu, std::si
   if (!f) return r;
   r.found = true;
   const std::string set = file.stem().string();
-  const lf::block_format* fmt = set == "mxf8f6f4_e4m3" ? &lf::mxfp8_e4m3
-                                : set == "mxf4_e2m1"   ? &lf::mxfp4
-                                : set == "mxf4nvf4_e2m1" ? &lf::nvfp4
-                                                         : nullptr;
+  // record_block_scaled_cublaslt.cu's sets (cuBLASLt, c = 0) take the presets of the same inputs.
+  const std::string kind = set == "cublaslt_mxfp8_e4m3"   ? "mxf8f6f4_e4m3"
+                           : set == "cublaslt_mxfp4_e2m1" ? "mxf4_e2m1"
+                           : set == "cublaslt_nvfp4_e2m1" ? "mxf4nvf4_e2m1"
+                                                          : set;
+  const lf::block_format* fmt = kind == "mxf8f6f4_e4m3" ? &lf::mxfp8_e4m3
+                                : kind == "mxf4_e2m1"   ? &lf::mxfp4
+                                : kind == "mxf4nvf4_e2m1" ? &lf::nvfp4
+                                                          : nullptr;
   const lf::block_scaled_unit unit =
-      set == "mxf8f6f4_e4m3" ? lf::block_scaled_units::blackwell_mxf8f6f4 : lf::block_scaled_units::blackwell_mxf4;
-  const char* preset = set == "mxf8f6f4_e4m3" ? "blackwell_mxf8f6f4" : "blackwell_mxf4";
+      kind == "mxf8f6f4_e4m3" ? lf::block_scaled_units::blackwell_mxf8f6f4 : lf::block_scaled_units::blackwell_mxf4;
+  const char* preset = kind == "mxf8f6f4_e4m3" ? "blackwell_mxf8f6f4" : "blackwell_mxf4";
   std::size_t k = 0, crafted = 0;
   std::vector<std::string> families;
   std::vector<std::size_t> misses;

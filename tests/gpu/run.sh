@@ -12,6 +12,8 @@
 # to check this script itself; nothing is measured (DRY_CC=120 also writes the block-scaled inputs).
 # The block-scaled sets (record_block_scaled.cu: MXFP8, MXFP4, NVFP4 with mma.sync .block_scale) are
 # recorded on compute capability 12.x only and reported skipped elsewhere (H200, B200 included).
+# record_block_scaled_cublaslt.cu records the same formats through cublasLtMatmul (c = 0) on 10.x
+# (B200, GB200) and 12.x, and is reported skipped elsewhere (DRY_CC=100 writes its inputs).
 # Exit status: 0 every gated set matched; 1 a gated set missed; 2 no GPU, no nvcc or a build or
 # run failed; 3 the fragment-layout self-test failed.
 set -u -o pipefail
@@ -145,6 +147,35 @@ else
   bs_status="nvcc failed on record_block_scaled.cu (see build.log)"
 fi
 
+# ---- the block-scaled sets through cuBLASLt (record_block_scaled_cublaslt.cu): 10.x and 12.x ----
+# cublasLtMatmul with MXFP8 (E4M3, UE8M0 per 32), MXFP4 (E2M1, UE8M0 per 32) and NVFP4 (E2M1, UE4M3 per
+# 16) inputs, c = 0: the way to these formats on B200/GB200 (10.x), where mma.sync .block_scale does not
+# exist. The program has no device code of its own; it says the sets are skipped when the device is not
+# 10.x/12.x or cuBLASLt offers no algorithm. Same handling as the step above.
+bl_status="skipped"
+if [[ $cc =~ ^1[02][0-9]$ ]]; then bl_arch=(-gencode "arch=compute_${cc}a,code=sm_${cc}a"); else bl_arch=(-arch="$arch"); fi
+echo "run.sh: building record_block_scaled_cublaslt (${bl_arch[*]}, -lcublasLt) ..."
+if timeout 300 "$nvcc" -O2 -std=c++17 "${bl_arch[@]}" "$here/record_block_scaled_cublaslt.cu" -lcublasLt \
+  -o "$work/record_block_scaled_cublaslt" >"$work/nvcc-bl.log" 2>&1; then
+  cat "$work/nvcc-bl.log" >>"$logs/build.log"
+  timeout 300 "$work/record_block_scaled_cublaslt" "${bs_args[@]}" 2>&1 | tee "$work/record-bl.log" | tee -a "$logs/record.log"
+  rl=${PIPESTATUS[0]}
+  if [ "$rl" -eq 0 ]; then
+    if grep -q '^cublaslt block-scaled sets skipped' "$work/record-bl.log"; then
+      bl_status="skipped $(sed -n 's/^cublaslt block-scaled sets skipped *//p' "$work/record-bl.log" | head -n 1)"
+    elif [ "$dry" = 1 ]; then bl_status="inputs written (dry run, nothing measured)"
+    else bl_status="recorded"; fi
+    if grep -q '^cublaslt block-scaled set .* skipped' "$work/record-bl.log"; then
+      bl_status="$bl_status; $(grep '^cublaslt block-scaled set .* skipped' "$work/record-bl.log" | sed 's/^cublaslt block-scaled set //' | tr '\n' ';')"
+    fi
+  elif [ "$rl" -eq 3 ]; then bl_status="self-test FAILED (scale layout or operand layout): nothing recorded"
+  else bl_status="record_block_scaled_cublaslt failed (status $rl)"; fi
+else
+  cat "$work/nvcc-bl.log" >>"$logs/build.log"
+  rl=2
+  bl_status="nvcc failed on record_block_scaled_cublaslt.cu (see build.log)"
+fi
+
 # ---- compare ----
 echo "run.sh: comparing with the presets ..."
 timeout 300 "$work/compare" "$results" 2>&1 | tee "$logs/compare.log"
@@ -166,6 +197,7 @@ fi
   grep ' K = ' "$logs/compare.log" | sed 's/^/  /'
   tail -n 1 "$logs/compare.log"
   echo "block-scaled sets (mma.sync .block_scale, compute capability 12.x only): $bs_status"
+  echo "block-scaled sets through cuBLASLt (c = 0, compute capability 10.x and 12.x): $bl_status"
   if [ -f "$logs/compare-extra.log" ]; then
     echo "extra shapes (several blocks in one instruction, tf32 K = 8, FP8 with C = 0; reported only):"
     grep ' K = ' "$logs/compare-extra.log" | sed 's/^/  /'
@@ -177,5 +209,5 @@ fi
     *) echo "RESULT: compare failed (status $rc)" ;;
   esac
 } | tee "$logs/summary.txt"
-[ "$rc" -eq 0 ] && [ "$rb" -eq 3 ] && exit 3
+[ "$rc" -eq 0 ] && { [ "$rb" -eq 3 ] || [ "$rl" -eq 3 ]; } && exit 3
 exit "$rc"
