@@ -64,7 +64,14 @@
 #define BS_HAVE_MMA 0
 #endif
 
+#include "block_scaled_host.hpp"
+
 namespace {
+
+using block_scaled_host::f32_bits;
+using block_scaled_host::f32_of;
+using block_scaled_host::Rng;
+using block_scaled_host::short_name;
 
 enum class Kind { mxf8f6f4_e4m3, mxf4_e2m1, mxf4nvf4_e2m1 };
 
@@ -99,16 +106,6 @@ double elem_value(Kind k, uint32_t c) { return k == Kind::mxf8f6f4_e4m3 ? e4m3_v
 double scale_value(Kind k, uint32_t c) { return k == Kind::mxf4nvf4_e2m1 ? e4m3_value(c & 0x7f) : std::ldexp(1.0, int(c) - 127); }
 uint32_t scale_one(Kind k) { return k == Kind::mxf4nvf4_e2m1 ? 0x38 : 127; }
 
-uint32_t f32_bits(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  return u;
-}
-float f32_of(uint32_t u) {
-  float x;
-  std::memcpy(&x, &u, 4);
-  return x;
-}
 
 // ---- fragment layouts (file comment), g = lane >> 2, t = lane % 4 -------------------------------------
 __host__ __device__ inline int elem_bits(Kind k) { return k == Kind::mxf8f6f4_e4m3 ? 8 : 4; }
@@ -233,15 +230,6 @@ bool run(Kind k, int K, const std::vector<uint8_t>& A, const std::vector<uint8_t
 }
 
 // ---- random numbers: xorshift64* -------------------------------------------------------------------
-struct Rng {
-  uint64_t s;
-  explicit Rng(uint64_t seed) : s(seed ? seed : 1) {}
-  uint64_t next() {
-    s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
-    return s * 0x2545F4914F6CDD1Dull;
-  }
-  int below(int n) { return int(next() % uint64_t(n)); }
-};
 
 // ---- host check of the layout tables: every element of A, B, C once -----------------------------------
 bool layouts_cover(Kind k, int K) {
@@ -423,25 +411,6 @@ void usage() {
                "       record_block_scaled --dry-run --cc CC --gpu NAME --out DIR ...   (inputs only, no GPU)\n");
 }
 
-std::string short_name(const std::string& full) {  // "NVIDIA GeForce RTX 5090" -> RTX5090
-  std::string out, prev;
-  size_t i = 0;
-  while (i < full.size()) {
-    while (i < full.size() && full[i] == ' ') ++i;
-    size_t j = i;
-    while (j < full.size() && full[j] != ' ') ++j;
-    const std::string w = full.substr(i, j - i);
-    i = j;
-    if (w.empty() || w == "NVIDIA" || w == "GeForce" || w == "Tesla" || w == "Quadro") continue;
-    if (w == "RTX" || w == "GTX") { prev = w; continue; }
-    out = prev + w;
-    break;
-  }
-  std::string clean;
-  for (char ch : out.substr(0, out.find('-')))
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') clean += ch;
-  return clean.empty() ? "GPU" : clean;
-}
 
 }  // namespace
 

@@ -78,7 +78,14 @@
 #include <string>
 #include <vector>
 
+#include "block_scaled_host.hpp"
+
 namespace {
+
+using block_scaled_host::f32_bits;
+using block_scaled_host::f32_of;
+using block_scaled_host::Rng;
+using block_scaled_host::short_name;
 
 enum class Kind { mxfp8_e4m3, mxfp4_e2m1, nvfp4_e2m1 };
 
@@ -109,27 +116,8 @@ uint32_t scale_one(Kind k) { return k == Kind::nvfp4_e2m1 ? 0x38 : 127; }
 uint32_t scale_pow2(Kind k, int e) { return k == Kind::nvfp4_e2m1 ? uint32_t((e + 7) << 3) : uint32_t(127 + e); }  // 2^e
 uint32_t sign_bit(Kind k) { return is8(k) ? 0x80 : 0x8; }
 
-uint32_t f32_bits(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  return u;
-}
-float f32_of(uint32_t u) {
-  float x;
-  std::memcpy(&x, &u, 4);
-  return x;
-}
 
 // ---- random numbers: xorshift64* -------------------------------------------------------------------
-struct Rng {
-  uint64_t s;
-  explicit Rng(uint64_t seed) : s(seed ? seed : 1) {}
-  uint64_t next() {
-    s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
-    return s * 0x2545F4914F6CDD1Dull;
-  }
-  int below(int n) { return int(next() % uint64_t(n)); }
-};
 
 // ---- cuBLASLt operand layouts (file comment) ----------------------------------------------------------
 // Byte offset of scale (row, col) in the tiled 1D block-scaling layout; cols = K / block (unpadded).
@@ -426,28 +414,6 @@ void usage() {
                "       record_block_scaled_cublaslt --dry-run --cc CC --gpu NAME --out DIR ...   (inputs only, no GPU)\n");
 }
 
-std::string short_name(const std::string& full) {  // "NVIDIA B200" -> B200
-  std::string out, prev;
-  size_t i = 0;
-  while (i < full.size()) {
-    while (i < full.size() && full[i] == ' ') ++i;
-    size_t j = i;
-    while (j < full.size() && full[j] != ' ') ++j;
-    const std::string w = full.substr(i, j - i);
-    i = j;
-    if (w.empty() || w == "NVIDIA" || w == "GeForce" || w == "Tesla" || w == "Quadro") continue;
-    if (w == "RTX" || w == "GTX") {
-      prev = w;
-      continue;
-    }
-    out = prev + w;
-    break;
-  }
-  std::string clean;
-  for (char ch : out.substr(0, out.find('-')))
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') clean += ch;
-  return clean.empty() ? "GPU" : clean;
-}
 
 bool write_set(const std::string& out, const std::string& gpu, const SetInfo& s, int K, int cc, bool dry, int crafted,
                const std::vector<Case>& cs, const std::vector<uint32_t>& d, const std::string& note) {
