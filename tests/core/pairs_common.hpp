@@ -39,9 +39,12 @@
 // b for a given a, so that neither the oracle nor the library call dispatches on the operation
 // per case; the cases and checks are the same as with a runtime switch.
 //
-// Sharding: LIBFLOAT_EXHAUSTIVE_SHARDS=n LIBFLOAT_EXHAUSTIVE_SHARD=i runs the first operands
-// a in [i * 65536 / n, (i + 1) * 65536 / n) only (default: everything). LIBFLOAT_TEST_THREADS
-// threads (default 2; ctest runs single-threaded shards side by side).
+// Which pairs one process checks (tests/fast/proof_selection.hpp, a chunk c being the 65536 pairs
+// of one first operand a = c): LIBFLOAT_EXHAUSTIVE_SHARDS=n LIBFLOAT_EXHAUSTIVE_SHARD=i takes the
+// first operands a with a % n == i; of those, a rotation of `pair_rotation` parts chosen by
+// LIBFLOAT_PROOF_PART (auto, the default: the date; a day number; all: every pair), so that
+// consecutive days cover all 2^32 pairs of each format and `all` checks them in one run.
+// LIBFLOAT_TEST_THREADS threads (default 2; ctest runs single-threaded shards side by side).
 #pragma once
 
 #include <libfloat/libfloat.hpp>
@@ -60,6 +63,7 @@
 #include <thread>
 #include <vector>
 
+#include "../fast/proof_selection.hpp"  // the date rotation shared with the proof label
 #include "../support/oracle.hpp"  // only for oracle::flag values and oracle::hex (no lf code)
 
 namespace pairs {
@@ -286,17 +290,24 @@ inline std::string describe(const format16& f, const failure& x) {
   return buf;
 }
 
-struct shard_range {
-  std::uint32_t first, last;  // a in [first, last)
-  int index, count;
+/// The rotation of the pair tests: 2 parts, so two consecutive days check all 2^32 pairs of each
+/// format (each day's part, every other first operand of each shard, spans every exponent and
+/// class of a). LIBFLOAT_PROOF_PART=all checks every pair in one run.
+inline constexpr int pair_rotation = 2;
+
+/// The first operands this process checks, and how they were chosen (for the report).
+struct pair_selection {
+  std::vector<std::uint16_t> firsts;
+  std::string text;
 };
-inline shard_range shard_from_env() {
-  int n = 1, i = 0;
-  if (const char* s = std::getenv("LIBFLOAT_EXHAUSTIVE_SHARDS")) n = std::atoi(s);
-  if (const char* s = std::getenv("LIBFLOAT_EXHAUSTIVE_SHARD")) i = std::atoi(s);
-  if (n < 1) n = 1;
-  if (i < 0 || i >= n) i = 0;
-  return {static_cast<std::uint32_t>(65536ull * i / n), static_cast<std::uint32_t>(65536ull * (i + 1) / n), i, n};
+inline pair_selection select_pairs() {
+  const proof::selection s = proof::select_chunks();
+  pair_selection p;
+  for (std::uint32_t a = 0; a < 65536; ++a)
+    if (s.selected(a, pair_rotation)) p.firsts.push_back(static_cast<std::uint16_t>(a));
+  p.text = "first operands a with a % " + std::to_string(s.shards) + " == " + std::to_string(s.shard) + ", " +
+           s.part_text(pair_rotation) + " of them (" + s.how + ")";
+  return p;
 }
 
 /// LIBFLOAT_TEST_THREADS (default 2): ctest sets 1 and runs shards side by side instead.
@@ -314,17 +325,18 @@ struct run_stats {
   bool stopped_early = false;
 };
 
-/// Runs every (op, a, b) with a in the shard and b in [0, 65536) on `threads` threads.
+/// Runs every (op, a, b) with a among the selected first operands and b in [0, 65536) on `threads`
+/// threads.
 /// check.template run<O>(a, b, want, got) fills in the oracle and the library answer. Keeps a few
 /// examples of each kind of disagreement; stops early once `stop_after` cases of a serious kind
 /// (anything but the known typed-operator NaN-order issue) have been seen, since the rest adds
 /// nothing.
 template <typename Check>
-run_stats run_all_pairs(const format16& f, const shard_range& shard, const Check& check,
+run_stats run_all_pairs(const format16& f, const pair_selection& sel, const Check& check,
                         int threads = threads_from_env(), std::size_t keep = 4, std::uint64_t stop_after = 6) {
   run_stats st;
   st.threads = threads;
-  std::atomic<std::uint32_t> next{shard.first};
+  std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex m;
   std::uint64_t serious = 0;  // under m
@@ -349,11 +361,11 @@ run_stats run_all_pairs(const format16& f, const shard_range& shard, const Check
       local_cases += 65536;
     };
     for (;;) {
-      const std::uint32_t a0 = next.fetch_add(16);
-      if (a0 >= shard.last || stop.load(std::memory_order_relaxed)) break;
-      const std::uint32_t a1 = std::min<std::uint32_t>(a0 + 16, shard.last);
-      for (std::uint32_t a = a0; a < a1; ++a) {
-        const auto ua = static_cast<std::uint16_t>(a);
+      const std::size_t i0 = next.fetch_add(16);
+      if (i0 >= sel.firsts.size() || stop.load(std::memory_order_relaxed)) break;
+      const std::size_t i1 = std::min(i0 + 16, sel.firsts.size());
+      for (std::size_t i = i0; i < i1; ++i) {
+        const std::uint16_t ua = sel.firsts[i];
         one_op.template operator()<op::add>(ua);
         one_op.template operator()<op::sub>(ua);
         one_op.template operator()<op::mul>(ua);
@@ -375,9 +387,8 @@ run_stats run_all_pairs(const format16& f, const shard_range& shard, const Check
 
 /// Reports a run through doctest (main thread only): every kind of disagreement with its count and
 /// examples, then the coverage check.
-inline void report(const format16& f, const shard_range& shard, const run_stats& st) {
-  MESSAGE(std::string(f.name) << " pairs: shard " << shard.index << "/" << shard.count << " (a in [" << shard.first << ", "
-                 << shard.last << ")): " << st.cases << " cases in " << st.seconds << " s ("
+inline void report(const format16& f, const pair_selection& sel, const run_stats& st) {
+  MESSAGE(std::string(f.name) << " pairs: " << sel.text << ": " << st.cases << " cases in " << st.seconds << " s ("
                  << (st.seconds * 1e9 / static_cast<double>(st.cases ? st.cases : 1)) << " ns per case, " << st.threads
                  << " threads)");
   for (int v = 1; v < 5; ++v) {
@@ -386,7 +397,7 @@ inline void report(const format16& f, const shard_range& shard, const run_stats&
     for (const auto& x : st.examples[v]) FAIL_CHECK(describe(f, x));
   }
   CHECK_FALSE(st.stopped_early);
-  CHECK(st.cases == 4ull * 65536ull * (shard.last - shard.first));
+  CHECK(st.cases == 4ull * 65536ull * sel.firsts.size());
 }
 
 }  // namespace pairs

@@ -1,4 +1,5 @@
-// tests/fast/proof_selection.hpp: which part of an enumerated domain one proof process checks.
+// tests/fast/proof_selection.hpp: which part of an enumerated domain one proof process checks (also
+// the exhaustive pair tests, tests/core/pairs_common.hpp).
 //
 // A domain is 2^16 chunks c (a chunk: 65536 floats, or the 65536 pairs with one first operand).
 //   LIBFLOAT_EXHAUSTIVE_SHARDS / LIBFLOAT_EXHAUSTIVE_SHARD: the process takes chunks c with
