@@ -302,7 +302,7 @@ TEST_CASE_TEMPLATE("pairs oracle (flags from definitions) pins known cases and r
   }
 }
 
-TEST_CASE_TEMPLATE("+ - * /: all 2^32 operand pairs, lf core (bits and flags) and the typed operators match the "
+TEST_CASE_TEMPLATE("+ - * /: the 2^32 operand pairs (the day's half; all with LIBFLOAT_PROOF_PART=all), lf core (bits and flags) and the typed operators match the "
                    "hardware oracle, nearest_even", T, binary16_pairs, bfloat16_pairs) {
   if (!T::available()) {
     MESSAGE("SKIPPED: this CPU has no F16C");
