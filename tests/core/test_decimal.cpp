@@ -11,6 +11,7 @@
 
 #include "decimal_test_support.hpp"
 #include "encoding_checks.hpp"
+#include "../support/sanitizer.hpp"
 
 #include <charconv>
 #include <chrono>
@@ -580,7 +581,8 @@ TEST_CASE("sampled binary16, bfloat16 and binary32 encodings: the exhaustive sui
   std::mt19937_64 rng(16);
   for (const format_pair* fp : {&dectest::binary16, &dectest::bfloat16, &dectest::binary32}) {
     dectest::encoding_stats st;
-    for (int i = 0; i < 1500; ++i) dectest::check_encoding(*fp, rng() & fp->f.encoding_mask(), st, rng);
+    // 1500 random encodings (375 under AddressSanitizer; decimal_exhaustive checks them all in release).
+    for (int i = 0; i < test_sanitizer::scaled(1500, 4); ++i) dectest::check_encoding(*fp, rng() & fp->f.encoding_mask(), st, rng);
     st.report();
     CHECK(st.failures == 0);
   }
@@ -603,11 +605,12 @@ TEST_CASE("custom formats (a format is data): very wide e15m48, tiny e3m2, e4m2f
   for (const format_pair& fp : formats) {
     CAPTURE(fp.name);
     dectest::encoding_stats st;
-    // e15m48's extreme values have 10^4 significant digits: a few of them go a long way.
-    const std::uint64_t count = fp.f.bits() <= 8 ? std::uint64_t{1} << fp.f.bits() : 25;
+    // e15m48's extreme values have 10^4 significant digits: a few of them go a long way (a quarter
+    // of the random ones under AddressSanitizer; the 8-bit formats' encodings are all checked).
+    const std::uint64_t count = fp.f.bits() <= 8 ? std::uint64_t{1} << fp.f.bits() : test_sanitizer::scaled<std::uint64_t>(25, 4);
     for (std::uint64_t i = 0; i < count; ++i) dectest::check_encoding(fp, fp.f.bits() <= 8 ? i : rng() & fp.f.encoding_mask(), st, rng);
     const auto [lo, hi] = exponent_range(fp.f);
-    for (int i = 0; i < (fp.f.bits() <= 8 ? 300 : 60); ++i) {
+    for (int i = 0; i < test_sanitizer::scaled(fp.f.bits() <= 8 ? 300 : 60, 4); ++i) {
       const std::string s = random_decimal(rng, lo, hi);
       for (rounding r : lf::deterministic_roundings) dectest::detail::check_parse(fp, s, r, st);
     }

@@ -5,6 +5,8 @@
 // rules computed with plain integer exponent arithmetic. Nothing here calls the library's rounding.
 #include <doctest/doctest.h>
 
+#include "../support/sanitizer.hpp"
+
 #include <libfloat/models/block_scale.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -53,10 +55,21 @@ std::optional<cpp_rational> value_of(const spec& s, unsigned c) {
 /// The nearest encoding of s to x under nearest-even, clamped at the largest magnitude (the MX
 /// conversion saturates). A zero takes x's sign.
 unsigned nearest(const spec& s, const cpp_rational& x) {
+  // value_of for every encoding, made once per spec (the scan below is the model; this only saves
+  // rebuilding the same rationals for every element).
+  static thread_local std::vector<std::pair<const spec*, std::vector<std::optional<cpp_rational>>>> cache;
+  const std::vector<std::optional<cpp_rational>>* values = nullptr;
+  for (const auto& [k, vs] : cache)
+    if (k == &s) values = &vs;
+  if (!values) {
+    std::vector<std::optional<cpp_rational>> vs;
+    for (unsigned c = 0; c < (1u << s.bits()); ++c) vs.push_back(value_of(s, c));
+    values = &cache.emplace_back(&s, std::move(vs)).second;
+  }
   unsigned best = 0;
   std::optional<cpp_rational> best_d;
   for (unsigned c = 0; c < (1u << s.bits()); ++c) {
-    const auto v = value_of(s, c);
+    const auto& v = (*values)[c];
     if (!v) continue;
     const cpp_rational d = abs(x - *v);
     const bool even = (c & 1) == 0;
@@ -137,7 +150,10 @@ void check_ocp(const case_fmt& k, const std::vector<float>& x, std::size_t rows,
 
 TEST_CASE("MX formats, OCP floor rule: scales and elements match the model on random matrices") {
   for (const auto& k : mx_cases) {
+    // Seeds 1 and 2 draw exponents within +-6, seed 3 within +-60 (under AddressSanitizer, where the
+    // model's rational scan is slow, seed 2 is left out).
     for (std::uint32_t seed = 1; seed <= 3; ++seed) {
+      if (test_sanitizer::under_asan && seed == 2) continue;
       const std::size_t rows = 5, cols = 70;  // 70 = 2 full blocks of 32 and a short one of 6
       auto x = random_matrix(rows * cols, seed, seed == 3 ? 60 : 6);
       for (std::size_t c = 0; c < 32; ++c) x[2 * cols + c] = 0.0f;  // an all-zero block

@@ -23,6 +23,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/sanitizer.hpp"
+
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include <algorithm>
@@ -270,7 +272,7 @@ std::vector<double> probe_inputs(const spec& s, const grid& g, std::mt19937_64& 
   const int lo = floor_log2(g.mag[s.has_zero() ? 1 : 0]) - 3, hi = floor_log2(g.mag.back()) + 2;
   std::uniform_real_distribution<double> unit(1.0, 2.0);
   std::uniform_int_distribution<int> ex(lo, hi);
-  for (int k = 0; k < 400; ++k) {
+  for (int k = 0; k < test_sanitizer::scaled(400, 4); ++k) {
     const double v = std::ldexp(unit(rng), ex(rng));
     x.push_back(k % 2 ? -v : v);
   }
@@ -597,7 +599,8 @@ std::vector<u64> random_nonzero(const spec& s, std::size_t n, std::mt19937_64& r
 
 TEST_CASE("accumulation models: sums and dots with fnuz, finite_only and binary32 accumulators") {
   std::mt19937_64 rng(19);
-  for (int k = 0; k < 10; ++k) {
+  // Lengths 5 to 212 (under AddressSanitizer every third one: 5, 74, 143, 212).
+  for (int k = 0; k < 10; k += test_sanitizer::under_asan ? 3 : 1) {
     const std::size_t n = static_cast<std::size_t>(5 + 23 * k);
     // fp4 inputs: into binary32 (exact), into a fnuz accumulator (rounds; overflows to its NaN
     // past 240 under nearest), into a finite_only one (saturates at 28), and toward zero.

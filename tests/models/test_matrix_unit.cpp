@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/oracle.hpp"
+#include "../support/sanitizer.hpp"
 
 #include <algorithm>
 #include <array>
@@ -429,18 +430,8 @@ u64 reference_dot(const lf::matrix_unit& u, const oracle::target& ta, const bloc
 }
 
 /// Under AddressSanitizer (the dev preset) every cpp_int allocation is slow: the random comparisons
-/// run a sixteenth of their trials there (release runs them all, in about 3 s).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kTrialDivisor = 16;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr int kTrialDivisor = 16;
-#else
-constexpr int kTrialDivisor = 1;
-#endif
-#else
-constexpr int kTrialDivisor = 1;
-#endif
+/// run a sixty-fourth of their trials there (release runs them all, in about 3 s).
+constexpr int kTrialDivisor = 64;
 
 /// `trials` random dot products of lengths 1..max_k on unit u with inputs of formats F x G,
 /// compared bit for bit with reference_dot.
@@ -449,7 +440,7 @@ void compare_with_reference(const lf::matrix_unit& u, const char* name, int tria
   std::mt19937_64 rng(seed);
   const oracle::target ta = target_of(F), tb = target_of(G), out = target_of(u.output);
   int mismatches = 0;
-  trials = std::max(1, trials / kTrialDivisor);
+  trials = test_sanitizer::scaled(trials, kTrialDivisor);
   for (int t = 0; t < trials; ++t) {
     const std::size_t K = 1 + rng() % max_k;
     const block_data d = random_block(ta, tb, out, rng, K);
@@ -1094,7 +1085,7 @@ void compare_binary32_data(const lf::matrix_unit& u, const char* name, int trial
   REQUIRE((u.input_rounding == lf::rounding::toward_zero || u.input_rounding == lf::rounding::nearest_even));
   const oracle::mode m = u.input_rounding == lf::rounding::toward_zero ? oracle::mode::toward_zero : oracle::mode::nearest_even;
   int mismatches = 0, changed = 0;
-  trials = std::max(1, trials / kTrialDivisor);
+  trials = test_sanitizer::scaled(trials, kTrialDivisor);
   for (int t = 0; t < trials; ++t) {
     const std::size_t K = 1 + rng() % (2 * static_cast<std::size_t>(u.block_size) + 1);
     block_data d, cv;

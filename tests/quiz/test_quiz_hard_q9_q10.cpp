@@ -380,11 +380,12 @@ struct fp8_def {
   int ebits, mbits, bias;
   bool ieee;  ///< E5M2: exponent all ones is inf/NaN; E4M3: only S.1111.111 is NaN
   std::vector<double> values;  ///< positive finite values, by code 0, 1, ...
+  std::vector<double> extended;  ///< values, then the next one past max as if the range went on
   double max() const { return values.back(); }
 };
 
 fp8_def make_fp8(const char* name, int ebits, int mbits, int bias, bool ieee) {
-  fp8_def f{name, ebits, mbits, bias, ieee, {}};
+  fp8_def f{name, ebits, mbits, bias, ieee, {}, {}};
   for (int code = 0; code < (1 << (ebits + mbits)); ++code) {
     const int e = code >> mbits, m = code & ((1 << mbits) - 1);
     const int emask = (1 << ebits) - 1;
@@ -393,6 +394,8 @@ fp8_def make_fp8(const char* name, int ebits, int mbits, int bias, bool ieee) {
     const double v = e == 0 ? std::ldexp(m, 1 - bias - mbits) : std::ldexp((1 << mbits) + m, e - bias - mbits);
     f.values.push_back(v);
   }
+  f.extended = f.values;
+  f.extended.push_back(f.max() + (f.max() - f.values[f.values.size() - 2]));
   return f;
 }
 const fp8_def e4m3 = make_fp8("E4M3", 4, 3, 7, false);
@@ -406,11 +409,14 @@ struct rounded {
 /// |p| rounded to nearest even in f, saturating (the value past max, max + its ulp, competes as in
 /// IEEE 754-2019 §7.4's unbounded-exponent rounding; choosing it means overflow, clamped to max).
 rounded round_fp8(const fp8_def& f, const cpp_rational& p) {
-  std::vector<double> vals = f.values;
-  vals.push_back(f.max() + (f.max() - f.values[f.values.size() - 2]));
+  const std::vector<double>& vals = f.extended;
   const cpp_rational a = abs(p);
-  std::size_t i = 0;  // the largest value <= a
-  while (i + 1 < vals.size() && rat(vals[i + 1]) <= a) ++i;
+  // i: the largest value <= a, by bisection with exact comparisons (vals ascends from 0).
+  std::size_t i = 0, above = vals.size();
+  while (above - i > 1) {
+    const std::size_t mid = i + (above - i) / 2;
+    (rat(vals[mid]) <= a ? i : above) = mid;
+  }
   std::size_t pick = i;
   if (i + 1 < vals.size() && rat(vals[i]) != a) {
     const cpp_rational dl = a - rat(vals[i]), du = rat(vals[i + 1]) - a;
