@@ -4,8 +4,9 @@
 #
 #   tests/fuzz/run_all.sh [BUILD_DIR [SECONDS [TARGET...]]]   (defaults: build/fuzz, 20, every target)
 #
-# FUZZ_JOBS (default: the number of CPUs) targets are built, and then run, at the same time; each
-# libFuzzer process uses one CPU, so every target still gets SECONDS of fuzzing of its own.
+# FUZZ_JOBS (default: the number of CPUs) targets are handled at the same time, each fuzzed as soon as
+# it is built; a build and a libFuzzer process each use one CPU, so every target still gets SECONDS of
+# fuzzing of its own.
 #
 # TARGET is a name like fuzz_npy. Each target starts from a scratch copy (BUILD_DIR/corpus/<target>)
 # of its committed inputs, which are only read:
@@ -134,23 +135,32 @@ fuzz_one() {
   return 1
 }
 
+# Each target is fuzzed as soon as it is built, in the same slot (a build and a fuzzer each use one
+# CPU), so no CPU waits for the slowest build before the fuzzing starts.
+build_then_fuzz() {
+  local t=$1 rc
+  build_one "$t" > "$build/$t.build_one.out" 2>&1
+  rc=$?
+  echo $rc > "$build/$t.build_one.rc"
+  rm -f "$build/$t.fuzz_one.rc"
+  [[ $rc -eq 0 ]] || return 1
+  fuzz_one "$t" > "$build/$t.fuzz_one.out" 2>&1
+  rc=$?
+  echo $rc > "$build/$t.fuzz_one.rc"
+  return $rc
+}
+
 failed=()
-built=()
-run_parallel build_one
+run_parallel build_then_fuzz
 for t in "${targets[@]}"; do
   cat "$build/$t.build_one.out"
-  if [[ $(cat "$build/$t.build_one.rc") -eq 0 ]]; then built+=("$t"); else failed+=("$t"); fi
+  if [[ $(cat "$build/$t.build_one.rc") -ne 0 ]]; then
+    failed+=("$t")
+    continue
+  fi
+  cat "$build/$t.fuzz_one.out"
+  [[ $(cat "$build/$t.fuzz_one.rc") -eq 0 ]] || failed+=("$t")
 done
-if [[ ${#built[@]} -gt 0 ]]; then
-  all_targets=("${targets[@]}")
-  targets=("${built[@]}")
-  run_parallel fuzz_one
-  for t in "${targets[@]}"; do
-    cat "$build/$t.fuzz_one.out"
-    [[ $(cat "$build/$t.fuzz_one.rc") -eq 0 ]] || failed+=("$t")
-  done
-  targets=("${all_targets[@]}")
-fi
 
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "run_all.sh: ${#failed[@]} of ${#targets[@]} fuzz targets failed: ${failed[*]}"
