@@ -3,7 +3,7 @@
 // lf::bf16 (the binary32 fast path in fp.hpp), against hardware arithmetic followed by a narrowing
 // that is not libfloat's. One doctest template over the two formats (binary16_pairs,
 // bfloat16_pairs); ctest runs each format's test case as its own tests (--test-case filter), split
-// into shards of the first operand, each checking the day's half of its pairs unless
+// into shards of the first operand, each checking the day's quarter of its pairs unless
 // LIBFLOAT_PROOF_PART=all (pairs_common.hpp).
 //
 // binary16: x86 hardware binary32 arithmetic, then F16C VCVTPS2PH with round-to-nearest-even.
@@ -302,7 +302,7 @@ TEST_CASE_TEMPLATE("pairs oracle (flags from definitions) pins known cases and r
   }
 }
 
-TEST_CASE_TEMPLATE("+ - * /: the 2^32 operand pairs (the day's half; all with LIBFLOAT_PROOF_PART=all), lf core (bits and flags) and the typed operators match the "
+TEST_CASE_TEMPLATE("+ - * /: the 2^32 operand pairs (the day's quarter; all with LIBFLOAT_PROOF_PART=all), lf core (bits and flags) and the typed operators match the "
                    "hardware oracle, nearest_even", T, binary16_pairs, bfloat16_pairs) {
   if (!T::available()) {
     MESSAGE("SKIPPED: this CPU has no F16C");
