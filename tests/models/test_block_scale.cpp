@@ -30,6 +30,7 @@ struct spec {
   bool nan_all_ones;
   bool exponent_only;
   int bits() const { return exponent_only ? w : 1 + w + f; }
+  bool operator==(const spec&) const = default;
 };
 constexpr spec e2m1{2, 1, 1, false, false}, e3m2{3, 2, 3, false, false}, e2m3{2, 3, 1, false, false};
 constexpr spec e4m3{4, 3, 7, true, false}, e5m2ieee{5, 2, 15, false, false}, e8m0{8, 0, 127, false, true};
@@ -57,14 +58,14 @@ std::optional<cpp_rational> value_of(const spec& s, unsigned c) {
 unsigned nearest(const spec& s, const cpp_rational& x) {
   // value_of for every encoding, made once per spec (the scan below is the model; this only saves
   // rebuilding the same rationals for every element).
-  static thread_local std::vector<std::pair<const spec*, std::vector<std::optional<cpp_rational>>>> cache;
+  static thread_local std::vector<std::pair<spec, std::vector<std::optional<cpp_rational>>>> cache;
   const std::vector<std::optional<cpp_rational>>* values = nullptr;
   for (const auto& [k, vs] : cache)
-    if (k == &s) values = &vs;
+    if (k == s) values = &vs;
   if (!values) {
     std::vector<std::optional<cpp_rational>> vs;
     for (unsigned c = 0; c < (1u << s.bits()); ++c) vs.push_back(value_of(s, c));
-    values = &cache.emplace_back(&s, std::move(vs)).second;
+    values = &cache.emplace_back(s, std::move(vs)).second;
   }
   unsigned best = 0;
   std::optional<cpp_rational> best_d;

@@ -411,12 +411,9 @@ struct rounded {
 rounded round_fp8(const fp8_def& f, const cpp_rational& p) {
   const std::vector<double>& vals = f.extended;
   const cpp_rational a = abs(p);
-  // i: the largest value <= a, by bisection with exact comparisons (vals ascends from 0).
-  std::size_t i = 0, above = vals.size();
-  while (above - i > 1) {
-    const std::size_t mid = i + (above - i) / 2;
-    (rat(vals[mid]) <= a ? i : above) = mid;
-  }
+  // i: the largest value <= a, by bisection with exact comparisons (vals ascends from 0 <= a).
+  const auto above = std::partition_point(vals.begin(), vals.end(), [&](double v) { return rat(v) <= a; });
+  const auto i = static_cast<std::size_t>(above - vals.begin()) - 1;
   std::size_t pick = i;
   if (i + 1 < vals.size() && rat(vals[i]) != a) {
     const cpp_rational dl = a - rat(vals[i]), du = rat(vals[i + 1]) - a;
