@@ -110,7 +110,7 @@ std::uint32_t narrow_dispatch(const T* in, fp<F>* out, std::size_t n, lane_polic
 #if defined(LIBFLOAT_ARRAY_X86)
       if (path == array_dispatch::avx512_bf16) return bf16_rne_blocks_avx512<true>(in, out, n);
       if (path == array_dispatch::avx512) return bf16_rne_blocks_avx512<false>(in, out, n);
-      if (path == array_dispatch::avx2) return bf16_rne_avx2(in, out, n);
+      if (path == array_dispatch::avx2) return bf16_rne_blocks_avx2(in, out, n);
 #endif
       return bf16_rne_portable(in, out, n);
     }

@@ -23,8 +23,9 @@
 // VCVTPS2PH reads a subnormal input as zero under MXCSR.DAZ, and an unmasked exception would trap.
 // With AVX-512, F16C also converts float -> binary16 in the directed modes (VCVTPS2PH's rounding
 // immediate: toward zero, upward, downward), flags computed beside it as above. The AVX-512 loops
-// of float -> bfloat16 in every deterministic mode use integer bit tricks on blocks of normal-range
-// values and the core's lane elsewhere (narrow_trick_avx512, bf16_rne_blocks_avx512).
+// of float -> bfloat16 in every deterministic mode, and the AVX2 loop in nearest even, use integer
+// bit tricks on blocks of normal-range values and the core's lane elsewhere (narrow_trick_avx512,
+// bf16_rne_blocks_avx512, bf16_rne_blocks_avx2).
 // AVX512_BF16's VCVTNEPS2BF16 never consults MXCSR (Intel SDM: nearest even, subnormal inputs and
 // outputs flushed, no flags), so it needs no guard; it runs only on blocks without subnormal inputs
 // (bf16_rne_blocks_avx512), and the flags are computed beside it.
@@ -131,9 +132,6 @@ template <format F, format In, rounding M, bool Plain, typename T>
                                                                       std::uint32_t idx0) {
   return narrow_loop<F, In, M, Plain>(in, out, n, pol, key, idx0);
 }
-[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t bf16_rne_avx2(const float* in, bf16* out, std::size_t n) {
-  return bf16_rne_loop(in, out, n);
-}
 
 /// Keeps the caller's MXCSR (rounding control, DAZ/FTZ, sticky flags) out of and away from the
 /// F16C kernels: default MXCSR inside, the caller's restored on exit.
@@ -212,14 +210,18 @@ inline constexpr std::size_t wide_block = 1024;
 /// aside) that could raise a flag not raised yet. A tiny lane can raise only underflow and
 /// inexact, a lane >= hi only overflow and inexact (infinities: nothing), a NaN only invalid; and
 /// the plain test for inexact (any discarded bit set) is only sound on plain lanes.
-[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool block_needs_full_avx512(__m512i min_a_minus_1, __m512i max_a,
-                                                                                  std::uint32_t lo, std::uint32_t hi,
-                                                                                  std::uint32_t flags) {
-  const std::uint32_t mn = _mm512_reduce_min_epu32(min_a_minus_1), mx = _mm512_reduce_max_epu32(max_a);
+/// mn: min(|x| - 1) over the block, mx: max(|x|) (both as unsigned integers).
+constexpr bool block_needs_full(std::uint32_t mn, std::uint32_t mx, std::uint32_t lo, std::uint32_t hi,
+                                std::uint32_t flags) {
   const bool tiny = mn < lo - 1, high = mx >= hi, nan = mx > 0x7F800000u;
   const auto raised = [flags](status s) { return (flags & to_bits(s)) != 0; };
   if ((tiny || high) && !raised(status::inexact)) return true;
   return (tiny && !raised(status::underflow)) || (high && !raised(status::overflow)) || (nan && !raised(status::invalid));
+}
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool block_needs_full_avx512(__m512i min_a_minus_1, __m512i max_a,
+                                                                                  std::uint32_t lo, std::uint32_t hi,
+                                                                                  std::uint32_t flags) {
+  return block_needs_full(_mm512_reduce_min_epu32(min_a_minus_1), _mm512_reduce_max_epu32(max_a), lo, hi, flags);
 }
 
 /// The accumulators of one block: min(|x| - 1), max(|x|) and the OR of the inputs, each left at its
@@ -439,6 +441,76 @@ template <bool Hw>
     if (redo || block_needs_full_avx512(acc.min_a1, acc.max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
       flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block
     } else if (any_bits_avx512(acc.all_bits, 0xFFFFu)) {
+      flags |= to_bits(status::inexact);
+    }
+    if (m < wide_block) {
+      b += m;
+      break;
+    }
+  }
+  return flags | bf16_rne_loop(in + b, out + b, n - b);
+}
+
+/// The AVX2 form of bf16_rne_blocks_avx512<false>: the bit trick on 16 lanes at a time (two vectors
+/// of 8, packed to 16 bits), the accumulators of scan_level beside it, and the same decision per
+/// block: a block with a NaN (the trick lacks the NaN select) or with a lane that could raise a flag
+/// not raised yet is redone by bf16_rne_loop; a plain block raises inexact iff one of the 16
+/// discarded bits is set in some input.
+template <int L>
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline void bf16_trick_block_avx2(const float* in, bf16* out, std::size_t b,
+                                                                             std::size_t m, __m256i& min_a1,
+                                                                             __m256i& max_a, __m256i& all_bits) {
+  const __m256i one = _mm256_set1_epi32(1), round = _mm256_set1_epi32(0x7FFF);
+  const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF);
+  for (std::size_t i = b; i < b + m; i += 16) {
+    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8));
+    // (x + 0x7FFF + ((x >> 16) & 1)) >> 16: at most 0xFFFF for non-NaN x, so the unsigned-saturating
+    // pack keeps it; the pack interleaves 128-bit halves, the permutation restores the order
+    const __m256i r0 = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(x0, round), _mm256_and_si256(_mm256_srli_epi32(x0, 16), one)), 16);
+    const __m256i r1 = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(x1, round), _mm256_and_si256(_mm256_srli_epi32(x1, 16), one)), 16);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8));
+    if constexpr (L <= 2) {
+      const __m256i a0 = _mm256_and_si256(x0, absmask), a1 = _mm256_and_si256(x1, absmask);
+      max_a = _mm256_max_epu32(max_a, _mm256_max_epu32(a0, a1));
+      if constexpr (L <= 1)
+        min_a1 = _mm256_min_epu32(min_a1, _mm256_min_epu32(_mm256_sub_epi32(a0, one), _mm256_sub_epi32(a1, one)));
+    }
+    if constexpr (L == 0) all_bits = _mm256_or_si256(all_bits, _mm256_or_si256(x0, x1));
+  }
+}
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t reduce_min_epu32_avx2(__m256i v) {
+  __m128i h = _mm_min_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  h = _mm_min_epu32(h, _mm_shuffle_epi32(h, 0x4E));
+  h = _mm_min_epu32(h, _mm_shuffle_epi32(h, 0xB1));
+  return static_cast<std::uint32_t>(_mm_cvtsi128_si32(h));
+}
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t reduce_max_epu32_avx2(__m256i v) {
+  __m128i h = _mm_max_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0x4E));
+  h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0xB1));
+  return static_cast<std::uint32_t>(_mm_cvtsi128_si32(h));
+}
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t bf16_rne_blocks_avx2(const float* in, bf16* out, std::size_t n) {
+  std::uint32_t flags = 0;
+  std::size_t b = 0;
+  while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
+  flags |= bf16_rne_loop(in, out, b);
+  for (; b + 16 <= n; b += wide_block) {
+    const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
+    __m256i min_a1 = _mm256_set1_epi32(-1), max_a = _mm256_setzero_si256(), all_bits = _mm256_setzero_si256();
+    switch (scan_level(flags, true)) {  // at most level 2: the maximum finds the NaNs
+      case 0: bf16_trick_block_avx2<0>(in, out, b, m, min_a1, max_a, all_bits); break;
+      case 1: bf16_trick_block_avx2<1>(in, out, b, m, min_a1, max_a, all_bits); break;
+      default: bf16_trick_block_avx2<2>(in, out, b, m, min_a1, max_a, all_bits); break;
+    }
+    const std::uint32_t mx = reduce_max_epu32_avx2(max_a);
+    if (mx > 0x7F800000u ||
+        block_needs_full(reduce_min_epu32_avx2(min_a1), mx, bf16_tiny_below, bf16_overflow_from, flags)) {
+      flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block
+    } else if (!_mm256_testz_si256(all_bits, _mm256_set1_epi32(0xFFFF))) {
       flags |= to_bits(status::inexact);
     }
     if (m < wide_block) {

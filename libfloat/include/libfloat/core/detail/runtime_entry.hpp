@@ -53,6 +53,10 @@ constexpr named_id named_id_of(const format& f) {
       if (bits_t r{}; binary16_fast_##name<static_cast<rounding>(M)>(LIBFLOAT_UNPAREN outer_args, r)) return r; \
       return name##_core<F, M>(LIBFLOAT_UNPAREN outer_args);                                      \
     }                                                                                             \
+    if constexpr (F == lf::binary32 && M >= 0 && binary32_fast_has_##name) { /* the same file */  \
+      if (bits_t r{}; binary32_fast_##name<static_cast<rounding>(M)>(LIBFLOAT_UNPAREN outer_args, r)) return r; \
+      return name##_core<F, M>(LIBFLOAT_UNPAREN outer_args);                                      \
+    }                                                                                             \
     env e = e_in;                                                                                 \
     if constexpr (M >= 0) e.mode = static_cast<rounding>(M);                                      \
     if constexpr (F == format{}) return name##_inline(f, LIBFLOAT_UNPAREN inner_args);            \

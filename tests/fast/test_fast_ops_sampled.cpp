@@ -1,0 +1,238 @@
+// The checks of the fast paths of fast/binary16_ops.hpp whose domains cannot be enumerated:
+// binary16 fma (detail::binary16_fast_fma, binary16_fma_finite) and binary32 mul
+// (detail::binary32_fast_mul, binary32_mul_finite), with a run-time rounding direction: they give the
+// core's bits and flags.
+//
+// binary32 mul (2^64 pairs): every pair of biased exponents (0 to 254, 255^2 = 65,025 pairs: zeros,
+// subnormals, every product exponent from below the subnormal range to beyond overflow) and signs,
+// with `fractions` random fractions each, in the six directions; the public entry points
+// (lf::mul(lf::binary32, ...) and, on every 61st pair, lf::mul(fp32, fp32, mode, &st)); NaN and
+// infinite operands, declined; the fast path must take exactly the finite pairs.
+//
+// binary16 fma:
+// The domain, 2^48 triples in six directions, cannot be enumerated (about 5 * 10^14 core calls), so
+// the fast path rests on the argument in fast/binary16_ops.hpp, and this test covers every case
+// that argument distinguishes, against the core (detail::fma_inline<lf::binary16>, core/arith.hpp;
+// itself checked against exact rationals by tests/core):
+//   - every combination of the three operands' biased exponents (0 to 30: zeros and subnormals
+//     included, 31^3 = 29,791 combinations, so every exponent gap ep - ec from -53 to 34, both
+//     sides of the far-product cut at ec - ep > 40, every overflow and underflow boundary) and of
+//     their signs (8), each with `fractions` random fractions, in each of the six deterministic
+//     directions;
+//   - cancellation: c = -(a * b rounded in some direction), moved by -2..2 encodings, so that the
+//     exact result is zero or a few units of the product's last bit (exact zeros and their signs);
+//   - through the public entry points: lf::fma(lf::binary16, a, b, c, env{mode}, st) on the same
+//     triples, and lf::fma(fp16, fp16, fp16, mode, &st) on every 61st; and NaN or infinite operands,
+//     which the fast path must decline (the core answers, invalid for 0 * inf).
+// The fast path must take exactly the triples of finite operands (counted), so it cannot silently
+// hand everything to the core.
+// The random fractions come from a seed that changes every day (LIBFLOAT_PROOF_PART, as the
+// rotations of tests/fast/proof_selection.hpp: auto = days since 1970-01-01 UTC, or a day number to
+// repeat a run; all: a fixed seed and 64 fractions instead of 4); each run prints it.
+#include <libfloat/libfloat.hpp>
+
+#include <doctest/doctest.h>
+
+#include "proof_selection.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+
+namespace {
+
+using u32 = std::uint32_t;
+
+std::string hex16(std::uint64_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%04llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+struct tally {
+  std::uint64_t triples = 0, finite = 0, taken = 0, typed = 0, mismatches = 0;
+  std::string first;
+  void note(const std::string& what) {
+    if (mismatches++ == 0) first = what;
+  }
+};
+
+bool finite16(u32 x) { return (x & 0x7C00u) != 0x7C00u; }
+
+std::string describe(const char* who, u32 a, u32 b, u32 c, lf::bits_t got, lf::status gs, lf::bits_t want,
+                     lf::status ws) {
+  return std::string(who) + " fma(" + hex16(a) + ", " + hex16(b) + ", " + hex16(c) + "): " + hex16(got) + " flags " +
+         std::to_string(lf::to_bits(gs)) + ", core " + hex16(want) + " flags " + std::to_string(lf::to_bits(ws));
+}
+
+/// One triple in direction M: the fast path (where it takes the triple), the run-time entry point
+/// and, when `with_typed`, the typed one, each against the core.
+template <lf::rounding M>
+void check(u32 a, u32 b, u32 c, bool with_typed, tally& t) {
+  const lf::env e{M};
+  lf::status ws{}, gs{}, fs{};
+  const lf::bits_t want = lf::detail::fma_inline<lf::binary16>(lf::binary16, a, b, c, e, ws);
+  ++t.triples;
+  const lf::bits_t got = lf::fma(lf::binary16, a, b, c, e, gs);
+  if (got != want || gs != ws) t.note(describe("entry", a, b, c, got, gs, want, ws));
+  t.finite += finite16(a) && finite16(b) && finite16(c);
+  lf::bits_t fr = 0;
+  if (lf::detail::binary16_fast_fma<M>(a, b, c, e, fs, fr)) {
+    ++t.taken;
+    if (fr != want || fs != ws) t.note(describe("fast", a, b, c, fr, fs, want, ws));
+  }
+  if (with_typed) {
+    lf::status ts{};
+    const auto h = [](u32 x) { return lf::fp16::from_bits(static_cast<std::uint16_t>(x)); };
+    const lf::fp16 r = lf::fma(h(a), h(b), h(c), M, &ts);
+    ++t.typed;
+    if (r.bits() != want || ts != ws) t.note(describe("typed", a, b, c, r.bits(), ts, want, ws));
+  }
+}
+
+/// The cases of the file comment for direction M, fractions drawn from rng.
+template <lf::rounding M>
+void check_mode(std::mt19937_64& rng, int fractions, tally& t) {
+  std::uint64_t n = 0;
+  const auto frac = [&rng] { return static_cast<u32>(rng() & 0x3FFu); };
+  for (u32 ea = 0; ea < 31; ++ea)
+    for (u32 eb = 0; eb < 31; ++eb)
+      for (u32 ec = 0; ec < 31; ++ec)
+        for (u32 signs = 0; signs < 8; ++signs)
+          for (int k = 0; k < fractions; ++k) {
+            const u32 a = ((signs & 1u) << 15) | (ea << 10) | frac();
+            const u32 b = ((signs & 2u) << 14) | (eb << 10) | frac();
+            const u32 c = ((signs & 4u) << 13) | (ec << 10) | frac();
+            check<M>(a, b, c, ++n % 61 == 0, t);
+          }
+  // cancellation: c = -(a * b rounded) moved by a few encodings (staying finite, same sign side)
+  constexpr lf::rounding dirs[] = {lf::rounding::nearest_even, lf::rounding::toward_zero, lf::rounding::upward,
+                                   lf::rounding::downward};
+  for (int i = 0; i < 200000; ++i) {
+    const u32 a = static_cast<u32>(rng()) & 0xFFFFu, b = static_cast<u32>(rng()) & 0xFFFFu;
+    if (!finite16(a) || !finite16(b)) continue;
+    lf::status s{};
+    const u32 p = static_cast<u32>(lf::mul(lf::binary16, a, b, lf::env{dirs[i % 4]}, s));
+    if (!finite16(p)) continue;
+    const u32 mag = p & 0x7FFFu, moved = static_cast<u32>(static_cast<int>(mag) + static_cast<int>(rng() % 5) - 2);
+    if (moved > 0x7BFFu) continue;  // off the finite range (or below zero)
+    check<M>(a, b, ((p ^ 0x8000u) & 0x8000u) | moved, i % 61 == 0, t);
+  }
+  // NaN and infinite operands: the fast path declines them
+  for (int i = 0; i < 20000; ++i) {
+    u32 x[3] = {static_cast<u32>(rng()) & 0xFFFFu, static_cast<u32>(rng()) & 0xFFFFu, static_cast<u32>(rng()) & 0xFFFFu};
+    const int which = static_cast<int>(rng() % 3);
+    x[which] = (x[which] & 0x83FFu) | 0x7C00u;               // an infinity or a NaN
+    if (rng() % 4 == 0) x[(which + 1) % 3] &= 0x8000u;        // sometimes a zero beside it (0 * inf)
+    check<M>(x[0], x[1], x[2], true, t);
+  }
+}
+
+constexpr lf::rounding modes[] = {lf::rounding::nearest_even, lf::rounding::nearest_away, lf::rounding::toward_zero,
+                                  lf::rounding::upward,       lf::rounding::downward,     lf::rounding::odd};
+
+template <std::size_t I = 0>
+void check_modes(std::uint64_t seed, int fractions, tally (&t)[6]) {
+  if constexpr (I < 6) {
+    std::mt19937_64 rng(seed * 6 + I);
+    check_mode<modes[I]>(rng, fractions, t[I]);
+    check_modes<I + 1>(seed, fractions, t);
+  }
+}
+
+}  // namespace
+
+template <lf::rounding M>
+void check_mul32(u32 a, u32 b, bool with_typed, tally& t) {
+  const lf::env e{M};
+  lf::status ws{}, gs{}, fs{};
+  const lf::bits_t want = lf::detail::mul_inline<lf::binary32>(lf::binary32, a, b, e, ws);
+  ++t.triples;
+  const lf::bits_t got = lf::mul(lf::binary32, a, b, e, gs);
+  const auto describe32 = [&](const char* who, lf::bits_t g, lf::status s) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s mul(0x%08x, 0x%08x): 0x%08llx flags %u, core 0x%08llx flags %u", who, a, b,
+                  static_cast<unsigned long long>(g), lf::to_bits(s), static_cast<unsigned long long>(want),
+                  lf::to_bits(ws));
+    return std::string(buf);
+  };
+  if (got != want || gs != ws) t.note(describe32("entry", got, gs));
+  const bool fin = ((a >> 23) & 0xFFu) != 0xFFu && ((b >> 23) & 0xFFu) != 0xFFu;
+  t.finite += fin;
+  lf::bits_t fr = 0;
+  if (lf::detail::binary32_fast_mul<M>(a, b, e, fs, fr)) {
+    ++t.taken;
+    if (fr != want || fs != ws) t.note(describe32("fast", fr, fs));
+  }
+  if (with_typed) {
+    lf::status ts{};
+    const lf::fp32 r = lf::mul(lf::fp32::from_bits(a), lf::fp32::from_bits(b), M, &ts);
+    ++t.typed;
+    if (r.bits() != want || ts != ws) t.note(describe32("typed", r.bits(), ts));
+  }
+}
+
+template <lf::rounding M>
+void check_mul32_mode(std::mt19937_64& rng, int fractions, tally& t) {
+  std::uint64_t n = 0;
+  const auto frac = [&rng] { return static_cast<u32>(rng() & 0x7FFFFFu); };
+  for (u32 ea = 0; ea < 255; ++ea)
+    for (u32 eb = 0; eb < 255; ++eb)
+      for (u32 signs = 0; signs < 4; ++signs)
+        for (int k = 0; k < fractions; ++k)
+          check_mul32<M>(((signs & 1u) << 31) | (ea << 23) | frac(), ((signs & 2u) << 30) | (eb << 23) | frac(),
+                         ++n % 61 == 0, t);
+  for (int i = 0; i < 20000; ++i) {  // NaN and infinite operands: declined
+    u32 x[2] = {static_cast<u32>(rng()), static_cast<u32>(rng())};
+    const int which = static_cast<int>(rng() % 2);
+    x[which] |= 0x7F800000u;                                   // an infinity or a NaN
+    if (rng() % 4 == 0) x[1 - which] &= 0x80000000u;           // sometimes a zero beside it (0 * inf)
+    check_mul32<M>(x[0], x[1], true, t);
+  }
+}
+
+template <std::size_t I = 0>
+void check_mul32_modes(std::uint64_t seed, int fractions, tally (&t)[6]) {
+  if constexpr (I < 6) {
+    std::mt19937_64 rng(seed * 6 + I + 1000);
+    check_mul32_mode<modes[I]>(rng, fractions, t[I]);
+    check_mul32_modes<I + 1>(seed, fractions, t);
+  }
+}
+
+TEST_CASE("binary32 mul fast path == core: every exponent pair and sign, non-finite operands") {
+  const proof::selection sel = proof::select_chunks();
+  const std::uint64_t seed = sel.all ? 0x5EED : static_cast<std::uint64_t>(sel.day);
+  const int fractions = sel.all ? 64 : 4;
+  std::printf("binary32 mul fast path: seed %llu (%s), %d random fraction pairs per exponent and sign pair\n",
+              static_cast<unsigned long long>(seed), sel.how.c_str(), fractions);
+  tally t[6];
+  check_mul32_modes(seed, fractions, t);
+  for (std::size_t i = 0; i < 6; ++i) {
+    INFO(lf::rounding_name(modes[i]) << ": " << t[i].mismatches << " mismatches of " << t[i].triples << "; first: "
+                                     << t[i].first);
+    CHECK(t[i].mismatches == 0);
+    CHECK(t[i].taken == t[i].finite);
+    CHECK(t[i].finite >= 65025u * 4u * fractions);
+    CHECK(t[i].typed > 0);
+  }
+}
+
+TEST_CASE("binary16 fma fast path == core: every exponent triple and sign, cancellation, non-finite operands") {
+  const proof::selection sel = proof::select_chunks();
+  const std::uint64_t seed = sel.all ? 0x5EED : static_cast<std::uint64_t>(sel.day);
+  const int fractions = sel.all ? 64 : 4;  // LIBFLOAT_PROOF_PART=all: 16 times as many
+  std::printf("binary16 fma fast path: seed %llu (%s), %d random fraction triples per exponent and sign triple\n",
+              static_cast<unsigned long long>(seed), sel.how.c_str(), fractions);
+  tally t[6];
+  check_modes(seed, fractions, t);
+  for (std::size_t i = 0; i < 6; ++i) {
+    INFO(lf::rounding_name(modes[i]) << ": " << t[i].mismatches << " mismatches of " << t[i].triples << "; first: "
+                                     << t[i].first);
+    CHECK(t[i].mismatches == 0);
+    CHECK(t[i].taken == t[i].finite);  // every finite triple, and only those
+    CHECK(t[i].finite > 29791u * 8u * fractions);
+    CHECK(t[i].typed > 0);
+  }
+}
