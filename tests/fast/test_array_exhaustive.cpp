@@ -27,6 +27,8 @@
 //     early, whose first group's flags would hide the second's (consecutive encodings rarely put a
 //     flag's inputs after another's: chunk 0x007F0000 into bfloat16 has its tiny inputs first),
 //     and g1's second half keeps g2 out of the span's tail, which the kernels' full loop converts.
+// For bfloat16 in nearest even under the default policy, lf::quantize (float -> bfloat16 -> float,
+// which has a one-pass AVX2 kernel) is checked on the same spans, and on each chunk in place too.
 // Each chunk starts at a different offset from a 64-byte boundary (chunk index mod 16 floats), so the
 // AVX-512 kernels' alignment prologues run too.
 //
@@ -65,6 +67,7 @@
 
 #include "proof_selection.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -268,6 +271,32 @@ void compare(std::span<const lf::fp<F>> out, const std::uint32_t* want, std::spa
   ++t.spans;
 }
 
+/// lf::quantize (float -> F -> float) where it has a kernel of its own (bfloat16, nearest even, the
+/// default policy: fast/array_kernels.hpp's bf16_rne_quantize_avx2 on the avx2 path, convert and
+/// widen elsewhere): its floats must be the core's results widened (bfloat16's bits << 16, exact)
+/// and its flags want_flags; with in_place, also converted in place (a copy of the inputs).
+template <lf::format F>
+void check_quantize(std::span<const float> in, const std::uint32_t* want, std::uint8_t want_flags, lf::rounding m,
+                    const lf::policy& p, std::vector<float>& qbuf, bool in_place, const std::string& where, tally& t) {
+  if constexpr (F == lf::bfloat16) {
+    if (m != lf::rounding::nearest_even || !(p == lf::policy{})) return;
+    for (int pass = 0; pass < (in_place ? 2 : 1); ++pass) {
+      const std::span<float> q(qbuf.data(), in.size());
+      if (pass == 1) std::copy(in.begin(), in.end(), q.begin());
+      const std::uint8_t fl = lf::to_bits(lf::quantize(pass == 1 ? std::span<const float>(q) : in, q, F, lf::env{m, p}));
+      std::uint32_t diff = 0;
+      for (std::size_t k = 0; k < in.size(); ++k) diff |= std::bit_cast<u32>(q[k]) ^ (want[k] << 16);
+      const std::string how = std::string(pass == 1 ? "quantize in place, " : "quantize, ") + where;
+      for (std::size_t k = 0; diff != 0 && k < in.size(); ++k)
+        if (std::bit_cast<u32>(q[k]) != want[k] << 16 && t.mismatches++ == 0)
+          t.note(how + ": input " + hex(std::bit_cast<u32>(in[k])) + ": core " + hex(want[k] << 16) + ", path " +
+                 hex(std::bit_cast<u32>(q[k])));
+      if (fl != want_flags && t.flag_mismatches++ == 0)
+        t.note(how + ": flags " + hex(fl) + ", core's " + hex(want_flags));
+    }
+  }
+}
+
 /// The per-flags regrouping of one chunk (see the file comment): for each flags value g, the inputs
 /// whose core flags are g, packed, with the core's bits.
 struct groups {
@@ -331,6 +360,7 @@ void prove_format(const std::vector<path_info>& paths, const selection& sel, run
   std::vector<tally> tallies(paths.size() * n_modes * pols.size());
   std::vector<float> buf(chunk + 16);
   std::vector<T> out(chunk);
+  std::vector<float> qbuf(chunk);
   reference ref;
   groups grp;
   std::uint64_t chunks = 0, kernel_chunks = 0, slow_chunks = 0;
@@ -363,6 +393,7 @@ void prove_format(const std::vector<path_info>& paths, const selection& sel, run
           lf::set_array_dispatch(paths[k].path);
           const std::uint8_t fl = run_span<F>(ins, std::span<T>(out), m, p, base);
           compare<F>(out, ref.bits.data(), ins, fl, ref.all, "chunk " + hex(base), t);
+          check_quantize<F>(ins, ref.bits.data(), ref.all, m, p, qbuf, true, "chunk " + hex(base), t);
           // The regrouped pass: where the path has flag logic of its own (the default policy: the
           // hardware and bit-trick kernels; and the lane), not for stochastic rounding.
           if (m == lf::rounding::stochastic || !(p == lf::policy{})) continue;
@@ -375,6 +406,8 @@ void prove_format(const std::vector<path_info>& paths, const selection& sel, run
             const std::uint8_t gfl = run_span<F>(gin, gout, m, p, 0);
             compare<F>(gout, grp.want.data() + lo, gin, gfl, static_cast<std::uint8_t>(g),
                        "chunk " + hex(base) + ", inputs with core flags " + hex(g), t);
+            check_quantize<F>(gin, grp.want.data() + lo, static_cast<std::uint8_t>(g), m, p, qbuf, false,
+                              "chunk " + hex(base) + ", inputs with core flags " + hex(g), t);
           }
           for (int g1 = 0; g1 < 32; ++g1)  // the pairs of groups (see the file comment)
             for (int g2 = 0; g2 < 32; ++g2) {
@@ -383,8 +416,9 @@ void prove_format(const std::vector<path_info>& paths, const selection& sel, run
               const std::span<const float> pin(grp.pair_in.data(), n);
               const std::span<T> pout(out.data(), n);
               const std::uint8_t pfl = run_span<F>(pin, pout, m, p, 0);
-              compare<F>(pout, grp.pair_want.data(), pin, pfl, static_cast<std::uint8_t>(g1 | g2),
-                         "chunk " + hex(base) + ", inputs with core flags " + hex(g1) + " then " + hex(g2), t, false);
+              const std::string where = "chunk " + hex(base) + ", inputs with core flags " + hex(g1) + " then " + hex(g2);
+              compare<F>(pout, grp.pair_want.data(), pin, pfl, static_cast<std::uint8_t>(g1 | g2), where, t, false);
+              check_quantize<F>(pin, grp.pair_want.data(), static_cast<std::uint8_t>(g1 | g2), m, p, qbuf, false, where, t);
             }
         }
         stats.path_s += seconds_since(t0);

@@ -141,8 +141,6 @@ void check_modes(std::uint64_t seed, int fractions, tally (&t)[6]) {
   }
 }
 
-}  // namespace
-
 template <lf::rounding M>
 void check_mul32(u32 a, u32 b, bool with_typed, tally& t) {
   const lf::env e{M};
@@ -201,38 +199,44 @@ void check_mul32_modes(std::uint64_t seed, int fractions, tally (&t)[6]) {
   }
 }
 
-TEST_CASE("binary32 mul fast path == core: every exponent pair and sign, non-finite operands") {
+/// The day's seed and the number of random fractions per exponent combination (printed).
+struct sample {
+  std::uint64_t seed;
+  int fractions;
+};
+sample todays_sample(const char* what) {
   const proof::selection sel = proof::select_chunks();
-  const std::uint64_t seed = sel.all ? 0x5EED : static_cast<std::uint64_t>(sel.day);
-  const int fractions = sel.all ? 64 : 4;
-  std::printf("binary32 mul fast path: seed %llu (%s), %d random fraction pairs per exponent and sign pair\n",
-              static_cast<unsigned long long>(seed), sel.how.c_str(), fractions);
-  tally t[6];
-  check_mul32_modes(seed, fractions, t);
+  const sample s{sel.all ? 0x5EEDu : static_cast<std::uint64_t>(sel.day), sel.all ? 64 : 4};  // all: 16 times as many
+  std::printf("%s fast path: seed %llu (%s), %d random fractions per exponent and sign combination\n", what,
+              static_cast<unsigned long long>(s.seed), sel.how.c_str(), s.fractions);
+  return s;
+}
+
+/// Per mode: no mismatch, every finite case taken by the fast path (and only those), at least
+/// `min_finite` of them, some through the typed entry point.
+void verdict(const tally (&t)[6], std::uint64_t min_finite) {
   for (std::size_t i = 0; i < 6; ++i) {
     INFO(lf::rounding_name(modes[i]) << ": " << t[i].mismatches << " mismatches of " << t[i].triples << "; first: "
                                      << t[i].first);
     CHECK(t[i].mismatches == 0);
     CHECK(t[i].taken == t[i].finite);
-    CHECK(t[i].finite >= 65025u * 4u * fractions);
+    CHECK(t[i].finite >= min_finite);
     CHECK(t[i].typed > 0);
   }
 }
 
-TEST_CASE("binary16 fma fast path == core: every exponent triple and sign, cancellation, non-finite operands") {
-  const proof::selection sel = proof::select_chunks();
-  const std::uint64_t seed = sel.all ? 0x5EED : static_cast<std::uint64_t>(sel.day);
-  const int fractions = sel.all ? 64 : 4;  // LIBFLOAT_PROOF_PART=all: 16 times as many
-  std::printf("binary16 fma fast path: seed %llu (%s), %d random fraction triples per exponent and sign triple\n",
-              static_cast<unsigned long long>(seed), sel.how.c_str(), fractions);
+}  // namespace
+
+TEST_CASE("binary32 mul fast path == core: every exponent pair and sign, non-finite operands") {
+  const sample s = todays_sample("binary32 mul");
   tally t[6];
-  check_modes(seed, fractions, t);
-  for (std::size_t i = 0; i < 6; ++i) {
-    INFO(lf::rounding_name(modes[i]) << ": " << t[i].mismatches << " mismatches of " << t[i].triples << "; first: "
-                                     << t[i].first);
-    CHECK(t[i].mismatches == 0);
-    CHECK(t[i].taken == t[i].finite);  // every finite triple, and only those
-    CHECK(t[i].finite > 29791u * 8u * fractions);
-    CHECK(t[i].typed > 0);
-  }
+  check_mul32_modes(s.seed, s.fractions, t);
+  verdict(t, 65025u * 4u * static_cast<std::uint64_t>(s.fractions));
+}
+
+TEST_CASE("binary16 fma fast path == core: every exponent triple and sign, cancellation, non-finite operands") {
+  const sample s = todays_sample("binary16 fma");
+  tally t[6];
+  check_modes(s.seed, s.fractions, t);
+  verdict(t, 29791u * 8u * static_cast<std::uint64_t>(s.fractions));
 }

@@ -215,6 +215,13 @@ constexpr bool values_fit_in(const format& f, const format& in) {
 
 template <format F, typename T>
 status quantize_named(std::span<const T> in, std::span<T> out, const env& e, std::uint64_t seed, std::uint64_t position) {
+#if defined(LIBFLOAT_ARRAY_X86)
+  // bfloat16, nearest even, default policy, AVX2: one pass (fast/array_kernels.hpp)
+  if constexpr (F == bfloat16 && std::is_same_v<T, float>)
+    if (e.mode == rounding::nearest_even && lane_policy::from(e.policy).is_default() &&
+        array_dispatch_in_use() == array_dispatch::avx2)
+      return static_cast<status>(bf16_rne_quantize_avx2(in.data(), out.data(), in.size()));
+#endif
   constexpr std::size_t block = 1024;
   fp<F> buf[block];
   status st{};

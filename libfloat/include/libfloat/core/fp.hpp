@@ -356,7 +356,8 @@ constexpr std::uint32_t tf32_to_binary32_word(tf32 x) { return static_cast<std::
 // constant folded. Out of line on purpose: inlined into the caller's loop, the same code ran
 // anywhere between 148 and 298 Mop/s for fp16 add depending on where the linker put the loop
 // (docs/performance.md); out of line it runs the same in every build. sqrt and fma stay inline:
-// out of line, fma ran at 60% of its inline speed.)
+// out of line, fma ran at 60% of its inline speed; except binary16 fma, whose out-of-line function
+// has the fast path of fast/binary16_ops.hpp.)
 #define LIBFLOAT_TYPED_BINARY(name, impl)                                                       \
   template <format F>                                                                           \
   LIBFLOAT_INLINE constexpr fp<F> name(fp<F> a, fp<F> b, const env& e, status* st = nullptr) {  \
@@ -413,9 +414,19 @@ constexpr fp<F> sqrt(fp<F> a, rounding r = rounding::nearest_even, status* st = 
 }
 
 template <format F>
+  requires(F != binary16)
 constexpr fp<F> fma(fp<F> a, fp<F> b, fp<F> c, const env& e, status* st = nullptr) {
   status s{};
   const auto r = detail::fma_inline<F>(F, a.bits(), b.bits(), c.bits(), e, s);
+  detail::report(st, s);
+  return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));
+}
+/// binary16: out of line, as add (the mode switch inline, then the fast path of fast/binary16_ops.hpp).
+template <format F>
+  requires(F == binary16)
+LIBFLOAT_INLINE constexpr fp<F> fma(fp<F> a, fp<F> b, fp<F> c, const env& e, status* st = nullptr) {
+  status s{};
+  const auto r = detail::fma_mode<F>(F, a.bits(), b.bits(), c.bits(), e, s);
   detail::report(st, s);
   return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));
 }

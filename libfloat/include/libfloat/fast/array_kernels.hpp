@@ -35,6 +35,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <libfloat/core/arith.hpp>
 #include <libfloat/core/fp.hpp>
@@ -88,9 +89,10 @@ template <format F, format In, rounding M, bool Plain, typename T>
 }
 
 /// bfloat16, nearest even, default policy: fast.hpp's bit trick (tests/fast/test_fast_paths.cpp
-/// checks it against the core for every float) and the flags from integer compares.
-template <typename T>
-LIBFLOAT_INLINE std::uint32_t bf16_rne_loop(const T* in, bf16* out, std::size_t n) {
+/// checks it against the core for every float) and the flags from integer compares. O = float:
+/// the result widened back to binary32 (its bits << 16, exact), what lf::quantize writes.
+template <typename T, typename O>
+LIBFLOAT_INLINE std::uint32_t bf16_rne_loop(const T* in, O* out, std::size_t n) {
   std::uint32_t flags = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const auto x = std::bit_cast<std::uint32_t>(in[i]);
@@ -106,7 +108,8 @@ LIBFLOAT_INLINE std::uint32_t bf16_rne_loop(const T* in, bf16* out, std::size_t 
     const auto b = [](bool c) { return static_cast<std::uint32_t>(c); };  // arithmetic, not selects: vectorises
     flags |= b(inexact) * to_bits(status::inexact) | b(over) * to_bits(status::overflow) |
              b(inexact & tiny) * to_bits(status::underflow) | b(snan) * to_bits(status::invalid);
-    out[i] = bf16::from_bits(r);
+    if constexpr (std::is_same_v<O, float>) out[i] = std::bit_cast<float>(static_cast<std::uint32_t>(r) << 16);
+    else out[i] = bf16::from_bits(r);
   }
   return flags;
 }
@@ -456,8 +459,10 @@ template <bool Hw>
 /// block: a block with a NaN (the trick lacks the NaN select) or with a lane that could raise a flag
 /// not raised yet is redone by bf16_rne_loop; a plain block raises inexact iff one of the 16
 /// discarded bits is set in some input.
-template <int L>
-[[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline void bf16_trick_block_avx2(const float* in, bf16* out, std::size_t b,
+/// O = bf16: the results packed to 16 bits; O = float: widened (<< 16); O = void: nothing stored
+/// (the accumulators only).
+template <int L, typename O>
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline void bf16_trick_block_avx2(const float* in, O* out, std::size_t b,
                                                                              std::size_t m, __m256i& min_a1,
                                                                              __m256i& max_a, __m256i& all_bits) {
   const __m256i one = _mm256_set1_epi32(1), round = _mm256_set1_epi32(0x7FFF);
@@ -471,7 +476,12 @@ template <int L>
         _mm256_add_epi32(_mm256_add_epi32(x0, round), _mm256_and_si256(_mm256_srli_epi32(x0, 16), one)), 16);
     const __m256i r1 = _mm256_srli_epi32(
         _mm256_add_epi32(_mm256_add_epi32(x1, round), _mm256_and_si256(_mm256_srli_epi32(x1, 16), one)), 16);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8));
+    if constexpr (std::is_same_v<O, bf16>) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8));
+    } else if constexpr (std::is_same_v<O, float>) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(r0, 16));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_slli_epi32(r1, 16));
+    }
     if constexpr (L <= 2) {
       const __m256i a0 = _mm256_and_si256(x0, absmask), a1 = _mm256_and_si256(x1, absmask);
       max_a = _mm256_max_epu32(max_a, _mm256_max_epu32(a0, a1));
@@ -502,9 +512,9 @@ template <int L>
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     __m256i min_a1 = _mm256_set1_epi32(-1), max_a = _mm256_setzero_si256(), all_bits = _mm256_setzero_si256();
     switch (scan_level(flags, true)) {  // at most level 2: the maximum finds the NaNs
-      case 0: bf16_trick_block_avx2<0>(in, out, b, m, min_a1, max_a, all_bits); break;
-      case 1: bf16_trick_block_avx2<1>(in, out, b, m, min_a1, max_a, all_bits); break;
-      default: bf16_trick_block_avx2<2>(in, out, b, m, min_a1, max_a, all_bits); break;
+      case 0: bf16_trick_block_avx2<0, bf16>(in, out, b, m, min_a1, max_a, all_bits); break;
+      case 1: bf16_trick_block_avx2<1, bf16>(in, out, b, m, min_a1, max_a, all_bits); break;
+      default: bf16_trick_block_avx2<2, bf16>(in, out, b, m, min_a1, max_a, all_bits); break;
     }
     const std::uint32_t mx = reduce_max_epu32_avx2(max_a);
     if (mx > 0x7F800000u ||
@@ -512,6 +522,40 @@ template <int L>
       flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block
     } else if (!_mm256_testz_si256(all_bits, _mm256_set1_epi32(0xFFFF))) {
       flags |= to_bits(status::inexact);
+    }
+    if (m < wide_block) {
+      b += m;
+      break;
+    }
+  }
+  return flags | bf16_rne_loop(in + b, out + b, n - b);
+}
+
+/// lf::quantize to bfloat16 and back to float, nearest even, default policy, with AVX2: one pass
+/// (the widening is the shift). Each block is decided as in bf16_rne_blocks_avx2 before anything is
+/// written (the accumulators from a first read of the block, which then sits in L1), so in == out
+/// works: then the bit trick's results widened, or bf16_rne_loop's for a block that needs it.
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t bf16_rne_quantize_avx2(const float* in, float* out,
+                                                                                    std::size_t n) {
+  std::uint32_t flags = 0;
+  std::size_t b = 0;
+  while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
+  flags |= bf16_rne_loop(in, out, b);
+  for (; b + 16 <= n; b += wide_block) {
+    const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
+    __m256i min_a1 = _mm256_set1_epi32(-1), max_a = _mm256_setzero_si256(), all_bits = _mm256_setzero_si256();
+    switch (scan_level(flags, true)) {
+      case 0: bf16_trick_block_avx2<0, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
+      case 1: bf16_trick_block_avx2<1, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
+      default: bf16_trick_block_avx2<2, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
+    }
+    const std::uint32_t mx = reduce_max_epu32_avx2(max_a);
+    if (mx > 0x7F800000u ||
+        block_needs_full(reduce_min_epu32_avx2(min_a1), mx, bf16_tiny_below, bf16_overflow_from, flags)) {
+      flags |= bf16_rne_loop(in + b, out + b, m);
+    } else {
+      bf16_trick_block_avx2<3, float>(in, out, b, m, min_a1, max_a, all_bits);
+      if (!_mm256_testz_si256(all_bits, _mm256_set1_epi32(0xFFFF))) flags |= to_bits(status::inexact);
     }
     if (m < wide_block) {
       b += m;

@@ -241,8 +241,11 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary16_fma_finite(std::uint32_t x, std
   }
   const int u = ep < ec ? ep : ec;  // S * 2^u
   std::uint64_t m = static_cast<std::uint64_t>(S < 0 ? -S : S);
-  const int k = std::bit_width(m) > 53 ? std::bit_width(m) - 53 : 0;  // [0, 4]
-  m = (m >> k) | static_cast<std::uint64_t>((m & ((std::uint64_t{1} << k) - 1)) != 0);  // rounded to odd
+  int k = 0;
+  if ((m >> 53) != 0) [[unlikely]] {  // |a * b + c| >= 2^29: an overflow (a branch: no bit scan on the common path)
+    k = std::bit_width(m) - 53;       // [1, 4]
+    m = (m >> k) | static_cast<std::uint64_t>((m & ((std::uint64_t{1} << k) - 1)) != 0);  // rounded to odd
+  }
   // double(m) is exact (m < 2^53) with biased exponent in [1023, 1075]; adding u + k in [-48, 9] to the
   // exponent field gives m * 2^(u + k) >= 2^-48, a normal.
   const std::uint64_t mag = std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<std::int64_t>(m))) +
