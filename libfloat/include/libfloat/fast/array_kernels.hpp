@@ -532,11 +532,15 @@ template <int L, typename O>
 }
 
 /// lf::quantize to bfloat16 and back to float, nearest even, default policy, with AVX2: one pass
-/// (the widening is the shift). Each block is decided as in bf16_rne_blocks_avx2 before anything is
-/// written (the accumulators from a first read of the block, which then sits in L1), so in == out
-/// works: then the bit trick's results widened, or bf16_rne_loop's for a block that needs it.
+/// (the widening is the shift). When out does not overlap in, as bf16_rne_blocks_avx2 (the trick's
+/// results widened and stored with the accumulators, a block that needs it redone from in). When
+/// it does (in == out), each block is decided before anything is written (the accumulators from a
+/// first read of the block, which then sits in L1), then the trick's results widened, or
+/// bf16_rne_loop's for a block that needs it.
 [[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t bf16_rne_quantize_avx2(const float* in, float* out,
                                                                                     std::size_t n) {
+  const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
+  const bool apart = oa + n * sizeof(float) <= ia || ia + n * sizeof(float) <= oa;
   std::uint32_t flags = 0;
   std::size_t b = 0;
   while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
@@ -544,17 +548,26 @@ template <int L, typename O>
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     __m256i min_a1 = _mm256_set1_epi32(-1), max_a = _mm256_setzero_si256(), all_bits = _mm256_setzero_si256();
-    switch (scan_level(flags, true)) {
-      case 0: bf16_trick_block_avx2<0, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
-      case 1: bf16_trick_block_avx2<1, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
-      default: bf16_trick_block_avx2<2, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
+    const int level = scan_level(flags, true);
+    if (apart) {
+      switch (level) {
+        case 0: bf16_trick_block_avx2<0, float>(in, out, b, m, min_a1, max_a, all_bits); break;
+        case 1: bf16_trick_block_avx2<1, float>(in, out, b, m, min_a1, max_a, all_bits); break;
+        default: bf16_trick_block_avx2<2, float>(in, out, b, m, min_a1, max_a, all_bits); break;
+      }
+    } else {
+      switch (level) {
+        case 0: bf16_trick_block_avx2<0, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
+        case 1: bf16_trick_block_avx2<1, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
+        default: bf16_trick_block_avx2<2, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
+      }
     }
     const std::uint32_t mx = reduce_max_epu32_avx2(max_a);
     if (mx > 0x7F800000u ||
         block_needs_full(reduce_min_epu32_avx2(min_a1), mx, bf16_tiny_below, bf16_overflow_from, flags)) {
-      flags |= bf16_rne_loop(in + b, out + b, m);
+      flags |= bf16_rne_loop(in + b, out + b, m);  // in is intact: not yet written, or apart from out
     } else {
-      bf16_trick_block_avx2<3, float>(in, out, b, m, min_a1, max_a, all_bits);
+      if (!apart) bf16_trick_block_avx2<3, float>(in, out, b, m, min_a1, max_a, all_bits);
       if (!_mm256_testz_si256(all_bits, _mm256_set1_epi32(0xFFFF))) flags |= to_bits(status::inexact);
     }
     if (m < wide_block) {
