@@ -10,7 +10,7 @@
 // binary16 encodings, for each of the six deterministic rounding directions and add, sub, mul and
 // div, results and flags. Pairs with a NaN or infinite operand, division by zero, non-default
 // policies and stochastic rounding are not taken here (the functions return false and the caller
-// runs the core). fma's 2^48 triples cannot be enumerated: tests/fast/test_binary16_fma_fast.cpp
+// runs the core). fma's 2^48 triples cannot be enumerated: tests/fast/test_fast_ops_sampled.cpp
 // (label `proof`) compares it with the core (detail::fma_inline<binary16>) on every combination of
 // the three operands' biased exponents (31^3, zeros and subnormals included) and signs, with
 // random fractions, on triples built to cancel (c near -a * b), on each side of the far-operand
@@ -40,7 +40,7 @@
 //    and c is one of them: so the product can be replaced by any value of its sign in
 //    (0, 2^(ec - 12)), e.g. 2^(ec - 40), without changing the rounded result, inexact, or the
 //    result rounded with an unbounded exponent (overflow, tininess). Then |S| < 2^51 + 1. (The
-//    bound is loose: a cut anywhere above 24 is exact, 20 is not; tests/fast/test_binary16_fma_fast.cpp
+//    bound is loose: a cut anywhere above 24 is exact, 20 is not; tests/fast/test_fast_ops_sampled.cpp
 //    fails with it.) S is rounded to odd at 53 bits (a shift with the lost bits ORed into the last,
 //    when |S| >= 2^53), which Boldo and Melquiond's theorem (as for div) lets round once more to
 //    binary16, in binary64; |S| >= 2^53 means |a * b + c| >= 2^29, an overflow in every direction.
