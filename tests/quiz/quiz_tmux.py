@@ -35,7 +35,27 @@ def screen(session):
     return tmux("capture-pane", "-p", "-J", "-S", "-", "-t", session).stdout
 
 
-def wait_for(session, text, timeout=20, count=1):
+def new_session(name, width, cmd):
+    """A detached session running cmd in a width x 24 pane, in the C.UTF-8 locale; False (said) on failure."""
+    r = tmux("new-session", "-d", "-s", name, "-x", str(width), "-y", "24", "-e", "LANG=C.UTF-8", "-e", "LC_ALL=C.UTF-8",
+             cmd)
+    if r.returncode != 0:
+        print(f"tmux new-session {name} failed (exit {r.returncode}): {r.stderr.strip()}")
+    return r.returncode == 0
+
+
+def show_screen(session):
+    """Prints the session's screen, to say what was there when a check failed."""
+    print(f"--- the screen of {session} ---\n{screen(session).rstrip()}\n--- end of {session} ---")
+
+
+# A session that lives for the whole test. tmux's server exits when its last session is killed, and
+# a new-session sent while it is still exiting can be lost: with this one alive, the server stays up
+# between the sessions below (a CI run on a loaded machine once saw no quiz prompt in 20 s).
+new_session("keeper", 80, "sleep 600")
+
+
+def wait_for(session, text, timeout=60, count=1):
     """The screen once `text` appears on it `count` times (spaces normalised), or None."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -60,14 +80,12 @@ for lang in ("en", "fr"):
         t = TEXT[lang]
         name = f"{lang}{width}"
         where = f"{lang}, {width} columns"
-        env = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
         # A shell that keeps the pane open after the quiz ends, so its last screen can be read.
         cmd = f"'{QUIZ}' --lang {lang}; echo quiz-exit=$?; sleep 30"
-        tmux("new-session", "-d", "-s", name, "-x", str(width), "-y", "24",
-             *[a for k, v in env.items() for a in ("-e", f"{k}={v}")], cmd)
-        s = wait_for(name, t["prompt"])
+        s = wait_for(name, t["prompt"]) if new_session(name, width, cmd) else None
         check(s is not None, f"{where}: the first prompt appears")
         if s is None:
+            show_screen(name)
             continue
         tmux("send-keys", "-t", name, "b", "Enter")
         s = wait_for(name, t["pause"])
@@ -112,8 +130,7 @@ def try_run(n, lang, width):
     values, expect_en, expect_fr = TRY[n]
     expect = expect_en if lang == "en" else expect_fr
     cmd = f"'{QUIZ}' --lang {lang} --question {n}; echo quiz-exit=$?; sleep 30"
-    tmux("new-session", "-d", "-s", name, "-x", str(width), "-y", "24", "-e", "LANG=C.UTF-8", "-e", "LC_ALL=C.UTF-8", cmd)
-    ok = wait_for(name, TEXT[lang]["prompt"]) is not None
+    ok = new_session(name, width, cmd) and wait_for(name, TEXT[lang]["prompt"]) is not None
     tmux("send-keys", "-t", name, "a", "Enter")
     ok = ok and wait_for(name, "(q ") is not None and wait_for(name, "t ") is not None
     time.sleep(0.2)
