@@ -1,4 +1,4 @@
-// The low-bit format kinds (issue 17 §1): OCP MX FP4/FP6 (finite only), the fnuz FP8 formats,
+// The low-bit format kinds: OCP MX FP4/FP6 (finite only), the fnuz FP8 formats,
 // ml_dtypes' IEEE-style float8_e4m3 and float8_e3m4, and the exponent-only E8M0 scale, checked
 // exhaustively against the exact-rational oracle (tests/support/oracle.hpp, no libfloat code):
 //

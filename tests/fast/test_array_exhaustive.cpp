@@ -15,20 +15,24 @@
 // 65536 consecutive encodings:
 //   - each element's bits must equal the core's;
 //   - the span's returned flags must equal the OR of the core's flags over the chunk;
-//   - under the default policy (where the hardware and bit-trick kernels compute flags apart from
-//     the results), the chunk's inputs are then regrouped by the flags the core raises for them, and
-//     each group is converted as one span (contiguous, arbitrary length, so the kernels' tails run
-//     too): its bits must again equal the core's and its flags must be exactly that group's flags. So
-//     an element raising a flag the core does not raise is caught even where its chunk raises that
-//     flag elsewhere. (Not for stochastic rounding, whose random bits depend on the element's index.)
+//   - under the default policy in the deterministic modes, and for bfloat16 in stochastic rounding
+//     (where the hardware and bit-trick kernels compute flags apart from the results), the chunk's
+//     inputs are then regrouped by the flags the core raises for them, and each group is converted
+//     as one span (contiguous, arbitrary length, so the kernels' tails run too): its bits must again
+//     equal the core's and its flags must be exactly that group's flags. So an element raising a flag
+//     the core does not raise is caught even where its chunk raises that flag elsewhere. (In
+//     stochastic rounding an element's random bits depend on its index in the span: there the core's
+//     answer for each regrouped span is computed again, with the span's own indices.)
 //     Then every ordered pair of those groups, g2's inputs between the two halves of g1's in one
-//     span (at most 2048, 2048 and 64 of them): its flags must be g1 | g2. The block kernels stop tracking what the flags raised so far
+//     span (at most 2048, 2048 and 64 of them): its flags must be g1 | g2. The block kernels stop
+//     tracking what the flags raised so far
 //     make useless (fast/array_kernels.hpp, scan_level); a pair catches a kernel that stops too
 //     early, whose first group's flags would hide the second's (consecutive encodings rarely put a
 //     flag's inputs after another's: chunk 0x007F0000 into bfloat16 has its tiny inputs first),
 //     and g1's second half keeps g2 out of the span's tail, which the kernels' full loop converts.
-// For bfloat16 in nearest even under the default policy, lf::quantize (float -> bfloat16 -> float,
-// which has a one-pass AVX2 kernel) is checked on the same spans, and on each chunk in place too.
+// For bfloat16 in nearest even and stochastic rounding under the default policy, lf::quantize (float
+// -> bfloat16 -> float, which has a one-pass AVX2 kernel) is checked on the same spans, and on each
+// chunk in place too.
 // Each chunk starts at a different offset from a 64-byte boundary (chunk index mod 16 floats), so the
 // AVX-512 kernels' alignment prologues run too.
 //
@@ -44,9 +48,9 @@
 //                              c % SHARDS == SHARD (default 1 / 0).
 //   LIBFLOAT_PROOF_PART        all | auto | a day number d: of its chunks, the process checks those with
 //                              (c / SHARDS) % 16 == d % 16 under the default policy in the deterministic
-//                              modes (the combinations the dedicated kernels serve), and those with
-//                              (c / SHARDS) % 128 == d % 128 for the other policies and stochastic rounding
-//                              (the generic lane, most of the cost); auto (the default): d = days since
+//                              modes and for bfloat16 in stochastic rounding (the combinations the
+//                              dedicated kernels serve), and those with (c / SHARDS) % 128 == d % 128 for
+//                              the other policies and stochastic rounding (the generic lane, most of the cost); auto (the default): d = days since
 //                              1970-01-01 UTC, so 16 consecutive days cover the kernels' whole domain and
 //                              128 days everything.
 //   LIBFLOAT_PROOF_FORMATS, LIBFLOAT_PROOF_MODES, LIBFLOAT_PROOF_POLICIES
@@ -86,11 +90,12 @@ constexpr std::size_t chunk = std::size_t{1} << 16;
 constexpr std::size_t n_chunks = std::size_t{1} << 16;
 constexpr std::uint64_t seed = 0x5EED;
 // Two rotations (tests/fast/proof_selection.hpp). The combinations the dedicated kernels serve
-// (default policy, a deterministic mode) run on one sixteenth of the chunks a day; the others (the
-// generic lane under the non-default policies, and stochastic rounding) on one 128th, because
+// (kernel_tier: the default policy in a deterministic mode, and bfloat16 in stochastic rounding) run
+// on one sixteenth of the chunks a day; the others (the generic lane under the non-default policies,
+// and stochastic rounding into the other formats) on one 128th, because
 // they are most of the cost and one code path: sixteen consecutive days cover the kernels' whole
 // domain, 128 days everything. (Halved from 8 and 64 on 2026-12-02 to keep CI's .ci/run within its
-// 35-minute budget, issue 14 §6: the part CI proves each day is half as large, the proof the same.)
+// 35-minute budget: the part CI proves each day is half as large, the proof the same.)
 constexpr int n_parts = 16;
 constexpr int n_slow_parts = 128;
 
@@ -191,8 +196,13 @@ bool path_serves(lf::array_dispatch d, const lf::format& f, lf::rounding m, cons
   return f == lf::bfloat16 && m == lf::rounding::nearest_even && p == lf::policy{};
 }
 
-/// Whether (mode, policy) is in the kernels' rotation (1/16 a day) or the slow one (1/128 a day).
-bool kernel_tier(lf::rounding m, const lf::policy& p) { return m != lf::rounding::stochastic && p == lf::policy{}; }
+/// Whether (format, mode, policy) has a kernel of its own, with flag logic of its own (the default
+/// policy in a deterministic mode; and bfloat16 in stochastic rounding, fast/array_kernels.hpp's
+/// bf16_blocks_avx2): the regrouped passes check it, and it is in the kernels' rotation (1/16 a
+/// day), the rest (the generic lane) in the slow one (1/128 a day).
+bool kernel_tier(const lf::format& f, lf::rounding m, const lf::policy& p) {
+  return p == lf::policy{} && (m != lf::rounding::stochastic || f == lf::bfloat16);
+}
 
 // ---- the comparison ------------------------------------------------------------------------------
 
@@ -211,6 +221,20 @@ struct reference {
   std::vector<std::uint8_t> flags = std::vector<std::uint8_t>(chunk);
   std::uint8_t all = 0;
 };
+
+/// The core on a span converted with stream index 0 (element k has index k in stochastic rounding):
+/// its bits into want, the OR of its flags returned.
+template <lf::format F>
+std::uint8_t core_span(std::span<const float> in, std::uint32_t* want, lf::rounding m, const lf::policy& p) {
+  std::uint8_t all = 0;
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    lf::status st{};
+    const lf::env e{m, p, m == lf::rounding::stochastic ? lf::detail::stochastic_bits(seed, k) : 0u};
+    want[k] = static_cast<std::uint32_t>(lf::convert(F, lf::binary32, std::bit_cast<u32>(in[k]), e, st));
+    all |= lf::to_bits(st);
+  }
+  return all;
+}
 
 /// The core, lf::convert itself, instantiated with the format and the mode as constants (flatten:
 /// GCC inlines the whole call and folds them; the code is the core's, only specialised).
@@ -271,19 +295,24 @@ void compare(std::span<const lf::fp<F>> out, const std::uint32_t* want, std::spa
   ++t.spans;
 }
 
-/// lf::quantize (float -> F -> float) where it has a kernel of its own (bfloat16, nearest even, the
-/// default policy: fast/array_kernels.hpp's bf16_rne_quantize_avx2 on the avx2 path, convert and
-/// widen elsewhere): its floats must be the core's results widened (bfloat16's bits << 16, exact)
-/// and its flags want_flags; with in_place, also converted in place (a copy of the inputs).
+/// lf::quantize (float -> F -> float) where it has a kernel of its own (bfloat16, nearest even or
+/// stochastic, the default policy: fast/array_kernels.hpp's bf16_blocks_avx2 on the avx2 path,
+/// convert and widen elsewhere): its floats must be the core's results widened (bfloat16's bits
+/// << 16, exact) and its flags want_flags; with in_place, also converted in place (a copy of the
+/// inputs). Element k has the stochastic index index0 + k.
 template <lf::format F>
 void check_quantize(std::span<const float> in, const std::uint32_t* want, std::uint8_t want_flags, lf::rounding m,
-                    const lf::policy& p, std::vector<float>& qbuf, bool in_place, const std::string& where, tally& t) {
+                    const lf::policy& p, std::uint64_t index0, std::vector<float>& qbuf, bool in_place,
+                    const std::string& where, tally& t) {
   if constexpr (F == lf::bfloat16) {
-    if (m != lf::rounding::nearest_even || !(p == lf::policy{})) return;
+    if (!kernel_tier(F, m, p) || (m != lf::rounding::nearest_even && m != lf::rounding::stochastic)) return;
     for (int pass = 0; pass < (in_place ? 2 : 1); ++pass) {
       const std::span<float> q(qbuf.data(), in.size());
       if (pass == 1) std::copy(in.begin(), in.end(), q.begin());
-      const std::uint8_t fl = lf::to_bits(lf::quantize(pass == 1 ? std::span<const float>(q) : in, q, F, lf::env{m, p}));
+      const std::span<const float> qin = pass == 1 ? std::span<const float>(q) : in;
+      lf::stochastic_source src = lf::stochastic_source{seed}.at(index0);
+      const std::uint8_t fl = lf::to_bits(m == lf::rounding::stochastic ? lf::quantize(qin, q, F, src, p)
+                                                                        : lf::quantize(qin, q, F, lf::env{m, p}));
       std::uint32_t diff = 0;
       for (std::size_t k = 0; k < in.size(); ++k) diff |= std::bit_cast<u32>(q[k]) ^ (want[k] << 16);
       const std::string how = std::string(pass == 1 ? "quantize in place, " : "quantize, ") + where;
@@ -378,7 +407,7 @@ void prove_format(const std::vector<path_info>& paths, const selection& sel, run
       const lf::rounding m = modes[mi];
       for (std::size_t pi = 0; pi < pols.size(); ++pi) {
         const lf::policy& p = pols[pi].p;
-        if (!(kernel_tier(m, p) ? in_kernel : in_slow) || !wanted(mi, pi)) continue;
+        if (!(kernel_tier(F, m, p) ? in_kernel : in_slow) || !wanted(mi, pi)) continue;
         bool any = false;
         for (const auto& path : paths) any |= path.present && path_serves(path.path, F, m, p);
         if (!any) continue;
@@ -393,9 +422,10 @@ void prove_format(const std::vector<path_info>& paths, const selection& sel, run
           lf::set_array_dispatch(paths[k].path);
           const std::uint8_t fl = run_span<F>(ins, std::span<T>(out), m, p, base);
           compare<F>(out, ref.bits.data(), ins, fl, ref.all, "chunk " + hex(base), t);
-          check_quantize<F>(ins, ref.bits.data(), ref.all, m, p, qbuf, true, "chunk " + hex(base), t);
+          check_quantize<F>(ins, ref.bits.data(), ref.all, m, p, base, qbuf, true, "chunk " + hex(base), t);
           // The regrouped pass: where the path has flag logic of its own (the default policy: the
-          // hardware and bit-trick kernels; and the lane), not for stochastic rounding.
+          // hardware and bit-trick kernels; and the lane), not for stochastic rounding (there the
+          // regrouped inputs would take other random bits, and other flags: see class_pairs).
           if (m == lf::rounding::stochastic || !(p == lf::policy{})) continue;
           if (!grouped) grp.build(in, ref), grouped = true;
           for (int g = 0; g < 32; ++g) {
@@ -406,7 +436,7 @@ void prove_format(const std::vector<path_info>& paths, const selection& sel, run
             const std::uint8_t gfl = run_span<F>(gin, gout, m, p, 0);
             compare<F>(gout, grp.want.data() + lo, gin, gfl, static_cast<std::uint8_t>(g),
                        "chunk " + hex(base) + ", inputs with core flags " + hex(g), t);
-            check_quantize<F>(gin, grp.want.data() + lo, static_cast<std::uint8_t>(g), m, p, qbuf, false,
+            check_quantize<F>(gin, grp.want.data() + lo, static_cast<std::uint8_t>(g), m, p, 0, qbuf, false,
                               "chunk " + hex(base) + ", inputs with core flags " + hex(g), t);
           }
           for (int g1 = 0; g1 < 32; ++g1)  // the pairs of groups (see the file comment)
@@ -418,7 +448,8 @@ void prove_format(const std::vector<path_info>& paths, const selection& sel, run
               const std::uint8_t pfl = run_span<F>(pin, pout, m, p, 0);
               const std::string where = "chunk " + hex(base) + ", inputs with core flags " + hex(g1) + " then " + hex(g2);
               compare<F>(pout, grp.pair_want.data(), pin, pfl, static_cast<std::uint8_t>(g1 | g2), where, t, false);
-              check_quantize<F>(pin, grp.pair_want.data(), static_cast<std::uint8_t>(g1 | g2), m, p, qbuf, false, where, t);
+              check_quantize<F>(pin, grp.pair_want.data(), static_cast<std::uint8_t>(g1 | g2), m, p, 0, qbuf, false, where,
+                                t);
             }
         }
         stats.path_s += seconds_since(t0);
@@ -440,10 +471,88 @@ void prove_format(const std::vector<path_info>& paths, const selection& sel, run
         CHECK(t.mismatches == 0);
         CHECK(t.flag_mismatches == 0);
         stats.failures += t.mismatches + t.flag_mismatches;
-        const bool regrouped = modes[mi] != lf::rounding::stochastic && pols[pi].p == lf::policy{};
-        CHECK(t.elements == (regrouped ? 2 : 1) * (kernel_tier(modes[mi], pols[pi].p) ? kernel_chunks : slow_chunks) * chunk);
+        const bool kernel = kernel_tier(F, modes[mi], pols[pi].p);
+        const bool regrouped = kernel && modes[mi] != lf::rounding::stochastic;
+        CHECK(t.elements == (regrouped ? 2 : 1) * (kernel ? kernel_chunks : slow_chunks) * chunk);
       }
   }
+}
+
+// ---- spans of one class of inputs, then another ------------------------------------------------------
+
+/// Classes of binary32 inputs from across the whole range, 2112 each (k = 0, 1, ...; odd k negative
+/// where it says so): the flags each class raises are mostly its own (for bfloat16 exactly so in the
+/// deterministic modes, and in stochastic rounding whatever an element's random bits), which the
+/// chunks of consecutive encodings cannot give in stochastic rounding: the regrouped pass does not run
+/// there, since a regrouped element takes other random bits and may raise other flags.
+constexpr std::size_t class_size = 2112;
+u32 class_input(int cls, u32 k) {
+  const u32 sign = (k & 1) << 31;
+  switch (cls) {
+    case 0: return sign | (0x3F800001u + k * 7919u);           // normal, inexact
+    case 1: return sign | ((0x3F80u + k) << 16);               // bfloat16 values (exact there)
+    case 2: return sign | (1u + k * 3967u);                    // subnormal: tiny, mostly inexact
+    case 3: return sign | (0x007F8001u + k * 15u);             // just below 2^-126: tiny or not
+    case 4: return sign | (0x7F7F0001u + k * 31u);             // above bfloat16's largest finite value
+    case 5: return sign | (0x477FE000u + k);                   // around binary16's largest finite value
+    case 6: return (k & 2 ? 0x80000000u : 0u) | (k & 1 ? 0x7F800000u : 0u);  // zeros and infinities
+    default: return (k & 1 ? 0x7FC00000u : 0x7F800001u) + k;   // quiet and signaling NaNs
+  }
+}
+constexpr int n_classes = 8;
+
+/// For each (format, mode) with a kernel of its own (kernel_tier, default policy) and each present
+/// path: every class alone, and every ordered pair of classes X, Y as one span: X's first 2048
+/// inputs, Y's 2048, X's last 64 (as the regrouped pairs: a kernel that stops tracking a flag once
+/// X's flags are raised misses Y's). Bits and flags against the core on the same span (core_span).
+template <lf::format F>
+void class_pairs(const std::vector<path_info>& paths, run_stats& stats) {
+  using T = lf::fp<F>;
+  if (!want_format(lf::format_name(F)) || !want_policy("default")) return;
+  std::vector<float> in(2 * class_size + 16);
+  std::vector<T> out(2 * class_size);
+  std::vector<float> qbuf(2 * class_size);
+  std::vector<std::uint32_t> want(2 * class_size);
+  for (const lf::rounding m : modes) {
+    if (!kernel_tier(F, m, lf::policy{}) || !want_mode(std::string(lf::rounding_name(m)))) continue;
+    for (const auto& path : paths) {
+      if (!path.present || !path_serves(path.path, F, m, lf::policy{})) continue;
+      lf::set_array_dispatch(path.path);
+      tally t;
+      for (int x = 0; x < n_classes; ++x)
+        for (int y = -1; y < n_classes; ++y) {  // y = -1: class x alone
+          if (y == x) continue;
+          std::size_t n = 0;
+          float* span = in.data() + (x + y + 1) % 16;  // a different alignment per pair
+          const auto put = [&](int cls, u32 k0, u32 k1) {
+            for (u32 k = k0; k < k1; ++k) span[n++] = std::bit_cast<float>(class_input(cls, k));
+          };
+          if (y < 0) {
+            put(x, 0, class_size);
+          } else {
+            put(x, 0, 2048);
+            put(y, 0, 2048);
+            put(x, 2048, class_size);
+          }
+          const std::span<const float> sin(span, n);
+          const std::uint8_t want_flags = core_span<F>(sin, want.data(), m, lf::policy{});
+          const std::span<T> sout(out.data(), n);
+          const std::uint8_t fl = run_span<F>(sin, sout, m, lf::policy{}, 0);
+          const std::string where = "input class " + std::to_string(x) + (y < 0 ? "" : " then " + std::to_string(y));
+          compare<F>(sout, want.data(), sin, fl, want_flags, where, t);
+          check_quantize<F>(sin, want.data(), want_flags, m, lf::policy{}, 0, qbuf, true, where, t);
+        }
+      const std::string what = std::string(lf::array_dispatch_name(path.path)) + " " + lf::format_name(F) + " " +
+                               std::string(lf::rounding_name(m)) + " default, input classes";
+      INFO(what << ": " << t.mismatches << " wrong results, " << t.flag_mismatches << " wrong span flags; first: "
+                << t.first);
+      CHECK(t.mismatches == 0);
+      CHECK(t.flag_mismatches == 0);
+      CHECK(t.spans == static_cast<std::uint64_t>(n_classes * n_classes));
+      stats.failures += t.mismatches + t.flag_mismatches;
+    }
+  }
+  lf::set_array_dispatch(lf::array_dispatch::automatic);
 }
 
 /// Every encoding of F through lf::widen to float on each present path, against the core (exact,
@@ -553,6 +662,11 @@ TEST_CASE("span kernels = the core on all 2^32 floats (the selected part), every
   prove_format<lf::float8_e4m3fn>(paths, sel, stats);
   prove_format<lf::float8_e5m2>(paths, sel, stats);
   if (sel.shard == 0) {  // 2^16 encodings at most: once, in shard 0, whatever the part
+    class_pairs<lf::binary16>(paths, stats);
+    class_pairs<lf::bfloat16>(paths, stats);
+    class_pairs<lf::tfloat32>(paths, stats);
+    class_pairs<lf::float8_e4m3fn>(paths, stats);
+    class_pairs<lf::float8_e5m2>(paths, stats);
     prove_widen<lf::binary16>(paths, stats);
     prove_widen<lf::bfloat16>(paths, stats);
     prove_widen<lf::tfloat32>(paths, stats);

@@ -1,4 +1,4 @@
-// The models and span kernels on the low-bit format kinds (issue 17 §1): fnuz (NaN at -0, no inf,
+// The models and span kernels on the low-bit format kinds: fnuz (NaN at -0, no inf,
 // no -0), finite_only (FP4 / FP6: no inf, no NaN), the exponent-only E8M0 and the IEEE-style
 // float8_e4m3 / float8_e3m4. Everything that reads encodings outside the core (exact.hpp's bucketed
 // and fixed-point loops, accumulate.hpp's starting zero, the block FMA's kept format, the span

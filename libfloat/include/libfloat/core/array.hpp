@@ -84,6 +84,27 @@ std::uint32_t narrow_path(array_dispatch path, const T* in, fp<F>* out, std::siz
   return narrow_portable<F, In, M, Plain>(in, out, n, pol, key, idx0);
 }
 
+/// run(done, count, key, idx0) over [0, n), returning the ORed flags: one run, or for stochastic
+/// rounding one per stretch of the stream's indices (position + done ...) that stays inside one
+/// multiple of 2^32, whose element i takes stochastic_mix(idx0 + i, key) (= stochastic_bits(seed,
+/// position + done + i)).
+template <rounding M, class Run>
+LIBFLOAT_INLINE std::uint32_t stochastic_runs(std::size_t n, std::uint64_t seed, std::uint64_t position, Run run) {
+  if constexpr (M != rounding::stochastic) {
+    return run(std::size_t{0}, n, std::uint64_t{0}, static_cast<std::uint32_t>(position));
+  } else {
+    std::uint32_t flags = 0;
+    for (std::size_t done = 0; done < n;) {
+      const std::uint64_t index = position + done;
+      const std::uint64_t room = (std::uint64_t{1} << 32) - (index & 0xFFFFFFFFu);
+      const std::size_t chunk = room < n - done ? static_cast<std::size_t>(room) : n - done;
+      flags |= run(done, chunk, stochastic_key(seed, index >> 32), static_cast<std::uint32_t>(index));
+      done += chunk;
+    }
+    return flags;
+  }
+}
+
 /// One generic-lane run, split where the stochastic index crosses a multiple of 2^32.
 template <format F, format In, rounding M, typename T>
 std::uint32_t narrow_dispatch(const T* in, fp<F>* out, std::size_t n, lane_policy pol, std::uint64_t seed,
@@ -110,28 +131,21 @@ std::uint32_t narrow_dispatch(const T* in, fp<F>* out, std::size_t n, lane_polic
 #if defined(LIBFLOAT_ARRAY_X86)
       if (path == array_dispatch::avx512_bf16) return bf16_rne_blocks_avx512<true>(in, out, n);
       if (path == array_dispatch::avx512) return bf16_rne_blocks_avx512<false>(in, out, n);
-      if (path == array_dispatch::avx2) return bf16_rne_blocks_avx2(in, out, n);
+      if (path == array_dispatch::avx2) return bf16_blocks_avx2<M, bf16>(in, out, n);
 #endif
       return bf16_rne_portable(in, out, n);
     }
   }
-  std::uint32_t flags = 0;
-  std::size_t done = 0;
-  while (done < n) {
-    const std::uint64_t index = position + done;
-    std::size_t chunk = n - done;
-    std::uint64_t key = 0;
-    if constexpr (M == rounding::stochastic) {
-      const std::uint64_t room = (std::uint64_t{1} << 32) - (index & 0xFFFFFFFFu);
-      if (room < chunk) chunk = static_cast<std::size_t>(room);
-      key = stochastic_key(seed, index >> 32);
-    }
-    const auto idx0 = static_cast<std::uint32_t>(index);
-    if (pol.is_default()) flags |= narrow_path<F, In, M, true>(path, in + done, out + done, chunk, pol, key, idx0);
-    else flags |= narrow_path<F, In, M, false>(path, in + done, out + done, chunk, pol, key, idx0);
-    done += chunk;
-  }
-  return flags;
+  return stochastic_runs<M>(n, seed, position, [&](std::size_t done, std::size_t chunk, std::uint64_t key,
+                                                  std::uint32_t idx0) {
+#if defined(LIBFLOAT_ARRAY_X86)
+    if constexpr (F == bfloat16 && In == binary32 && M == rounding::stochastic)
+      if (pol.is_default() && path == array_dispatch::avx2)
+        return bf16_blocks_avx2<M, bf16>(in + done, out + done, chunk, key, idx0);
+#endif
+    if (pol.is_default()) return narrow_path<F, In, M, true>(path, in + done, out + done, chunk, pol, key, idx0);
+    return narrow_path<F, In, M, false>(path, in + done, out + done, chunk, pol, key, idx0);
+  });
 }
 
 /// in -> out under e (e.random ignored); for rounding::stochastic the bits of element i are
@@ -216,11 +230,20 @@ constexpr bool values_fit_in(const format& f, const format& in) {
 template <format F, typename T>
 status quantize_named(std::span<const T> in, std::span<T> out, const env& e, std::uint64_t seed, std::uint64_t position) {
 #if defined(LIBFLOAT_ARRAY_X86)
-  // bfloat16, nearest even, default policy, AVX2: one pass (fast/array_kernels.hpp)
+  // bfloat16, nearest even or stochastic, default policy, AVX2: one pass (fast/array_kernels.hpp)
   if constexpr (F == bfloat16 && std::is_same_v<T, float>)
-    if (e.mode == rounding::nearest_even && lane_policy::from(e.policy).is_default() &&
-        array_dispatch_in_use() == array_dispatch::avx2)
-      return static_cast<status>(bf16_rne_quantize_avx2(in.data(), out.data(), in.size()));
+    if (lane_policy::from(e.policy).is_default() && array_dispatch_in_use() == array_dispatch::avx2) {
+      const float* pi = in.data();
+      float* po = out.data();
+      if (e.mode == rounding::nearest_even) return static_cast<status>(bf16_blocks_avx2<rounding::nearest_even>(pi, po, in.size()));
+      if (e.mode == rounding::stochastic) {
+        // in place, each run reads and writes only its own elements: the runs do not overlap
+        return static_cast<status>(stochastic_runs<rounding::stochastic>(
+            in.size(), seed, position, [&](std::size_t done, std::size_t count, std::uint64_t key, std::uint32_t idx0) {
+              return bf16_blocks_avx2<rounding::stochastic>(pi + done, po + done, count, key, idx0);
+            }));
+      }
+    }
 #endif
   constexpr std::size_t block = 1024;
   fp<F> buf[block];

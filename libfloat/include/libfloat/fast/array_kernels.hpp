@@ -25,7 +25,8 @@
 // immediate: toward zero, upward, downward), flags computed beside it as above. The AVX-512 loops
 // of float -> bfloat16 in every deterministic mode, and the AVX2 loop in nearest even, use integer
 // bit tricks on blocks of normal-range values and the core's lane elsewhere (narrow_trick_avx512,
-// bf16_rne_blocks_avx512, bf16_rne_blocks_avx2).
+// bf16_rne_blocks_avx512, bf16_blocks_avx2; the last also in stochastic rounding, and widening for
+// lf::quantize).
 // AVX512_BF16's VCVTNEPS2BF16 never consults MXCSR (Intel SDM: nearest even, subnormal inputs and
 // outputs flushed, no flags), so it needs no guard; it runs only on blocks without subnormal inputs
 // (bf16_rne_blocks_avx512), and the flags are computed beside it.
@@ -123,6 +124,7 @@ LIBFLOAT_INLINE std::uint32_t bf16_rne_loop(const T* in, O* out, std::size_t n) 
 // A lambda's call operator does not inherit its enclosing function's target: it is given it here.
 #define LIBFLOAT_LAMBDA_AVX512 \
   __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma,bmi,bmi2,popcnt")))
+#define LIBFLOAT_LAMBDA_AVX2 __attribute__((always_inline, target("avx2,f16c,fma,bmi,bmi2,popcnt")))
 
 template <format F, format In, rounding M, bool Plain, typename T>
 [[gnu::noinline, LIBFLOAT_TARGET_AVX2]] std::uint32_t narrow_avx2(const T* in, fp<F>* out, std::size_t n,
@@ -454,33 +456,93 @@ template <bool Hw>
   return flags | bf16_rne_loop(in + b, out + b, n - b);
 }
 
-/// The AVX2 form of bf16_rne_blocks_avx512<false>: the bit trick on 16 lanes at a time (two vectors
-/// of 8, packed to 16 bits), the accumulators of scan_level beside it, and the same decision per
-/// block: a block with a NaN (the trick lacks the NaN select) or with a lane that could raise a flag
-/// not raised yet is redone by bf16_rne_loop; a plain block raises inexact iff one of the 16
-/// discarded bits is set in some input.
-/// O = bf16: the results packed to 16 bits; O = float: widened (<< 16); O = void: nothing stored
-/// (the accumulators only).
-template <int L, typename O>
+/// The AVX2 float -> bfloat16 block kernel, in nearest even (the AVX2 form of
+/// bf16_rne_blocks_avx512<false>) or stochastic rounding, default policy. On every lane that is not
+/// a NaN the result is integer arithmetic on the float encoding, (x + inc) >> 16, a carry out of the
+/// kept bits running into the exponent as it should (up to infinity on overflow: both modes round
+/// an overflowing value to infinity under the default policy, and an infinity stays one):
+///   - nearest even: inc = 0x7FFF + ((x >> 16) & 1) (fast.hpp's f32_to_bf16_bits_rne);
+///   - stochastic: the lane (array_lane.hpp) rounds up iff random < D, D the 16 discarded bits d
+///     followed by 16 zeros; that is d > (random >> 16), i.e. d + ((~random) >> 16) carries, so
+///     inc = (~random) >> 16, with random = stochastic_mix(idx0 + i, key) as the lane's.
+/// bfloat16 has binary32's exponent range, so the 16 discarded bits are the same for subnormal
+/// inputs (bfloat16's subnormal quantum is 2^16 binary32 quanta) and the results of tiny lanes are
+/// right too. What the block decides is the flags: a block with a NaN (the trick lacks the NaN
+/// select) or with a lane that could raise a flag not raised yet (block_needs_full: a nonzero
+/// |x| below tiny_below, or |x| >= overflow_from) is redone by the core's lane (bf16_lane_loop);
+/// a plain block raises inexact iff one of the 16 discarded bits is set in some input.
+template <rounding M>
+struct bf16_avx2_mode {
+  static_assert(M == rounding::nearest_even || M == rounding::stochastic);
+  // nearest even: tiny after rounding below 2^-126 - 2^-135; overflows from max + ulp/2.
+  // stochastic: any nonzero |x| < 2^-126 may round to a tiny result; anything above max may
+  // round up to infinity.
+  static constexpr std::uint32_t tiny_below = M == rounding::nearest_even ? bf16_tiny_below : 0x00800000u;
+  static constexpr std::uint32_t overflow_from = M == rounding::nearest_even ? bf16_overflow_from : 0x7F7F0001u;
+};
+
+/// Element i of in[0, n) (index idx0 + i of the stochastic stream `key`) through the core's lane,
+/// results and complete flags; O = float: widened (<< 16), what lf::quantize writes.
+template <rounding M, typename O>
+LIBFLOAT_INLINE std::uint32_t bf16_lane_loop(const float* in, O* out, std::size_t n, std::uint64_t key,
+                                             std::uint32_t idx0) {
+  if constexpr (M == rounding::nearest_even) {
+    return bf16_rne_loop(in, out, n);
+  } else {
+    std::uint32_t flags = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t rnd = stochastic_mix(idx0 + static_cast<std::uint32_t>(i), key);
+      const auto r = narrow_lane<bfloat16, binary32, M>(std::bit_cast<std::uint32_t>(in[i]), rnd, lane_policy{}, flags);
+      if constexpr (std::is_same_v<O, float>) out[i] = std::bit_cast<float>(r << 16);
+      else out[i] = bf16::from_bits(static_cast<std::uint16_t>(r));
+    }
+    return flags;
+  }
+}
+
+/// One block of bf16_blocks_avx2, 16 lanes at a time (two vectors of 8), with the accumulators of
+/// scan_level beside it. O = bf16: the results packed to 16 bits; O = float: widened (<< 16);
+/// O = void: nothing stored (the accumulators only).
+template <rounding M, int L, typename O>
 [[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline void bf16_trick_block_avx2(const float* in, O* out, std::size_t b,
                                                                              std::size_t m, __m256i& min_a1,
-                                                                             __m256i& max_a, __m256i& all_bits) {
+                                                                             __m256i& max_a, __m256i& all_bits,
+                                                                             std::uint64_t key, std::uint32_t idx0) {
   const __m256i one = _mm256_set1_epi32(1), round = _mm256_set1_epi32(0x7FFF);
   const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF);
+  const __m256i key_lo = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(key)));
+  const __m256i key_hi = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(key >> 32)));
+  const __m256i mul1 = _mm256_set1_epi32(0x21F0AAAD), mul2 = _mm256_set1_epi32(0x735A2D97);
+  const __m256i steps = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  // stochastic_mix (array_lane.hpp) on 8 consecutive indices from `first`
+  const auto mix8 = [&](std::uint32_t first) LIBFLOAT_LAMBDA_AVX2 {
+    __m256i x = _mm256_xor_si256(_mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(first)), steps), key_lo);
+    x = _mm256_mullo_epi32(_mm256_xor_si256(x, _mm256_srli_epi32(x, 16)), mul1);
+    x = _mm256_add_epi32(_mm256_xor_si256(x, _mm256_srli_epi32(x, 15)), key_hi);
+    x = _mm256_mullo_epi32(x, mul2);
+    return _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+  };
+  const auto rounded = [&](__m256i x, std::size_t i) LIBFLOAT_LAMBDA_AVX2 {
+    __m256i inc;
+    if constexpr (M == rounding::nearest_even) {
+      inc = _mm256_add_epi32(round, _mm256_and_si256(_mm256_srli_epi32(x, 16), one));
+    } else {
+      inc = _mm256_srli_epi32(_mm256_xor_si256(mix8(idx0 + static_cast<std::uint32_t>(i)), _mm256_set1_epi32(-1)), 16);
+    }
+    // at most 0xFFFF for non-NaN x, so the unsigned-saturating pack below keeps it
+    return _mm256_srli_epi32(_mm256_add_epi32(x, inc), 16);
+  };
   for (std::size_t i = b; i < b + m; i += 16) {
     const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
     const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8));
-    // (x + 0x7FFF + ((x >> 16) & 1)) >> 16: at most 0xFFFF for non-NaN x, so the unsigned-saturating
-    // pack keeps it; the pack interleaves 128-bit halves, the permutation restores the order
-    const __m256i r0 = _mm256_srli_epi32(
-        _mm256_add_epi32(_mm256_add_epi32(x0, round), _mm256_and_si256(_mm256_srli_epi32(x0, 16), one)), 16);
-    const __m256i r1 = _mm256_srli_epi32(
-        _mm256_add_epi32(_mm256_add_epi32(x1, round), _mm256_and_si256(_mm256_srli_epi32(x1, 16), one)), 16);
-    if constexpr (std::is_same_v<O, bf16>) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8));
-    } else if constexpr (std::is_same_v<O, float>) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(r0, 16));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_slli_epi32(r1, 16));
+    if constexpr (!std::is_void_v<O>) {
+      const __m256i r0 = rounded(x0, i), r1 = rounded(x1, i + 8);
+      if constexpr (std::is_same_v<O, bf16>) {  // the pack interleaves 128-bit halves, the permutation restores the order
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8));
+      } else {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(r0, 16));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_slli_epi32(r1, 16));
+      }
     }
     if constexpr (L <= 2) {
       const __m256i a0 = _mm256_and_si256(x0, absmask), a1 = _mm256_and_si256(x1, absmask);
@@ -503,71 +565,45 @@ template <int L, typename O>
   h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0xB1));
   return static_cast<std::uint32_t>(_mm_cvtsi128_si32(h));
 }
-[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t bf16_rne_blocks_avx2(const float* in, bf16* out, std::size_t n) {
-  std::uint32_t flags = 0;
-  std::size_t b = 0;
-  while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
-  flags |= bf16_rne_loop(in, out, b);
-  for (; b + 16 <= n; b += wide_block) {
-    const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
-    __m256i min_a1 = _mm256_set1_epi32(-1), max_a = _mm256_setzero_si256(), all_bits = _mm256_setzero_si256();
-    switch (scan_level(flags, true)) {  // at most level 2: the maximum finds the NaNs
-      case 0: bf16_trick_block_avx2<0, bf16>(in, out, b, m, min_a1, max_a, all_bits); break;
-      case 1: bf16_trick_block_avx2<1, bf16>(in, out, b, m, min_a1, max_a, all_bits); break;
-      default: bf16_trick_block_avx2<2, bf16>(in, out, b, m, min_a1, max_a, all_bits); break;
-    }
-    const std::uint32_t mx = reduce_max_epu32_avx2(max_a);
-    if (mx > 0x7F800000u ||
-        block_needs_full(reduce_min_epu32_avx2(min_a1), mx, bf16_tiny_below, bf16_overflow_from, flags)) {
-      flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block
-    } else if (!_mm256_testz_si256(all_bits, _mm256_set1_epi32(0xFFFF))) {
-      flags |= to_bits(status::inexact);
-    }
-    if (m < wide_block) {
-      b += m;
-      break;
-    }
-  }
-  return flags | bf16_rne_loop(in + b, out + b, n - b);
-}
 
-/// lf::quantize to bfloat16 and back to float, nearest even, default policy, with AVX2: one pass
-/// (the widening is the shift). When out does not overlap in, as bf16_rne_blocks_avx2 (the trick's
-/// results widened and stored with the accumulators, a block that needs it redone from in). When
-/// it does (in == out), each block is decided before anything is written (the accumulators from a
-/// first read of the block, which then sits in L1), then the trick's results widened, or
-/// bf16_rne_loop's for a block that needs it.
-[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t bf16_rne_quantize_avx2(const float* in, float* out,
-                                                                                    std::size_t n) {
+/// float -> bfloat16 in nearest even or stochastic rounding, default policy, with AVX2, on blocks
+/// (bf16_trick_block_avx2). O = bf16: lf::convert. O = float: lf::quantize in one pass (the widening
+/// is the shift). Element i takes the random bits stochastic_mix(idx0 + i, key) (the caller splits
+/// spans at multiples of 2^32). When out does not overlap in (always for bf16), the results are
+/// stored as the block is scanned and a block that needs it is redone from in. When it does
+/// (quantize in place), each block is decided before anything is written (the accumulators from a
+/// first read of the block, which then sits in L1), then the trick's results written, or the lane's
+/// for a block that needs it.
+template <rounding M, typename O>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] std::uint32_t bf16_blocks_avx2(const float* in, O* out, std::size_t n,
+                                                                       std::uint64_t key = 0, std::uint32_t idx0 = 0) {
+  static_assert(std::is_same_v<O, bf16> || std::is_same_v<O, float>);
+  using mode = bf16_avx2_mode<M>;
   const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
-  const bool apart = oa + n * sizeof(float) <= ia || ia + n * sizeof(float) <= oa;
+  const bool apart = std::is_same_v<O, bf16> || oa + n * sizeof(float) <= ia || ia + n * sizeof(float) <= oa;
   std::uint32_t flags = 0;
   std::size_t b = 0;
   while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
-  flags |= bf16_rne_loop(in, out, b);
+  flags |= bf16_lane_loop<M>(in, out, b, key, idx0);
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     __m256i min_a1 = _mm256_set1_epi32(-1), max_a = _mm256_setzero_si256(), all_bits = _mm256_setzero_si256();
-    const int level = scan_level(flags, true);
-    if (apart) {
-      switch (level) {
-        case 0: bf16_trick_block_avx2<0, float>(in, out, b, m, min_a1, max_a, all_bits); break;
-        case 1: bf16_trick_block_avx2<1, float>(in, out, b, m, min_a1, max_a, all_bits); break;
-        default: bf16_trick_block_avx2<2, float>(in, out, b, m, min_a1, max_a, all_bits); break;
+    const auto scan = [&]<typename W>(W* dst) LIBFLOAT_LAMBDA_AVX2 {
+      switch (scan_level(flags, true)) {  // at most level 2: the maximum finds the NaNs
+        case 0: return bf16_trick_block_avx2<M, 0>(in, dst, b, m, min_a1, max_a, all_bits, key, idx0);
+        case 1: return bf16_trick_block_avx2<M, 1>(in, dst, b, m, min_a1, max_a, all_bits, key, idx0);
+        default: return bf16_trick_block_avx2<M, 2>(in, dst, b, m, min_a1, max_a, all_bits, key, idx0);
       }
-    } else {
-      switch (level) {
-        case 0: bf16_trick_block_avx2<0, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
-        case 1: bf16_trick_block_avx2<1, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
-        default: bf16_trick_block_avx2<2, void>(in, nullptr, b, m, min_a1, max_a, all_bits); break;
-      }
-    }
+    };
+    if (apart) scan(out);
+    else scan(static_cast<void*>(nullptr));
     const std::uint32_t mx = reduce_max_epu32_avx2(max_a);
     if (mx > 0x7F800000u ||
-        block_needs_full(reduce_min_epu32_avx2(min_a1), mx, bf16_tiny_below, bf16_overflow_from, flags)) {
-      flags |= bf16_rne_loop(in + b, out + b, m);  // in is intact: not yet written, or apart from out
+        block_needs_full(reduce_min_epu32_avx2(min_a1), mx, mode::tiny_below, mode::overflow_from, flags)) {
+      // in is intact: not yet written, or apart from out
+      flags |= bf16_lane_loop<M>(in + b, out + b, m, key, idx0 + static_cast<std::uint32_t>(b));
     } else {
-      if (!apart) bf16_trick_block_avx2<3, float>(in, out, b, m, min_a1, max_a, all_bits);
+      if (!apart) bf16_trick_block_avx2<M, 3>(in, out, b, m, min_a1, max_a, all_bits, key, idx0);
       if (!_mm256_testz_si256(all_bits, _mm256_set1_epi32(0xFFFF))) flags |= to_bits(status::inexact);
     }
     if (m < wide_block) {
@@ -575,7 +611,7 @@ template <int L, typename O>
       break;
     }
   }
-  return flags | bf16_rne_loop(in + b, out + b, n - b);
+  return flags | bf16_lane_loop<M>(in + b, out + b, n - b, key, idx0 + static_cast<std::uint32_t>(b));
 }
 
 /// The rounding modes narrow_trick_avx512 takes (nearest even has the kernels above).
