@@ -20,7 +20,8 @@
 //                                            (stochastic: lf::stochastic_source)
 //   peers/cvt/<fmt>/<mode>/libfloat_quantize lf::quantize(in, span<float>, format, ...): float out,
 //                                            as CPFloat writes
-//   peers/cvt/<fmt>/nearest_even/libfloat_avx2  lf::convert with lf::set_array_dispatch(avx2): what
+//   peers/cvt/<fmt>/<mode>/libfloat_avx2, .../libfloat_quantize_avx2
+//                                            lf::convert / lf::quantize with lf::set_array_dispatch(avx2): what
 //                                            an AVX2-only CPU runs
 //   peers/cvt/<fmt>/<mode>/cpfloat           cpfloatf() (single-threaded: no OpenMP), float out
 //   peers/cvt/<fmt>/nearest_even/softfloat   f32_to_f16 / f32_to_bf16 in a loop, mode and flags as above
@@ -303,10 +304,12 @@ void bm_lf_convert(benchmark::State& s, lf::rounding mode, lf::array_dispatch pa
   finish(s);
 }
 
-void bm_lf_quantize(benchmark::State& s, target t, lf::rounding mode) {
+void bm_lf_quantize(benchmark::State& s, target t, lf::rounding mode, lf::array_dispatch path) {
   const auto& in = input();
   std::vector<float> out(n_elements);
   const lf::format& f = t == target::fp16 ? lf::binary16 : lf::bfloat16;
+  const auto previous = lf::set_array_dispatch(path);
+  s.SetLabel(lf::array_dispatch_name(lf::array_dispatch_in_use()));
   lf::stochastic_source src{42};
   for (auto _ : s) {
     const lf::status st =
@@ -315,6 +318,7 @@ void bm_lf_quantize(benchmark::State& s, target t, lf::rounding mode) {
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
+  lf::set_array_dispatch(previous);
   finish(s);
 }
 
@@ -454,12 +458,17 @@ void register_conversions() {
       const std::string base = fmt + "/" + mode_name(r) + "/";
       if (t == target::fp16) reg_cvt(base + "libfloat", bm_lf_convert<lf::fp16>, r, lf::array_dispatch::automatic);
       else reg_cvt(base + "libfloat", bm_lf_convert<lf::bf16>, r, lf::array_dispatch::automatic);
-      reg_cvt(base + "libfloat_quantize", bm_lf_quantize, t, r);
+      reg_cvt(base + "libfloat_quantize", bm_lf_quantize, t, r, lf::array_dispatch::automatic);
       reg_cvt(base + "cpfloat", bm_cpfloat_convert, t,
               r == lf::rounding::stochastic ? cpf_stochastic_proportional : cpf_nearest_even);
+      if (avx2 && avx512) {  // what an AVX2-only CPU runs, measured on this one (on an AVX2-only CPU: the rows above)
+        if (t == target::fp16) reg_cvt(base + "libfloat_avx2", bm_lf_convert<lf::fp16>, r, lf::array_dispatch::avx2);
+        else reg_cvt(base + "libfloat_avx2", bm_lf_convert<lf::bf16>, r, lf::array_dispatch::avx2);
+        reg_cvt(base + "libfloat_quantize_avx2", bm_lf_quantize, t, r, lf::array_dispatch::avx2);
+      }
     }
     const std::string base = fmt + "/nearest_even/";
-    if (avx2) {
+    if (avx2 && !avx512) {  // (the same path as libfloat: for the bit-trick ratio below)
       if (t == target::fp16) reg_cvt(base + "libfloat_avx2", bm_lf_convert<lf::fp16>, ne.lf, lf::array_dispatch::avx2);
       else reg_cvt(base + "libfloat_avx2", bm_lf_convert<lf::bf16>, ne.lf, lf::array_dispatch::avx2);
     }

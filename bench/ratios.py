@@ -171,6 +171,12 @@ def print_peers_ratios(med, ratio_row, headers, markdown):
                               ne_target))
         rows.append(ratio_row(f"{sr}: libfloat / cpfloat", f"{sr}/libfloat", f"{sr}/cpfloat", 5.0))
         rows.append(ratio_row(f"{sr}: libfloat_quantize / cpfloat", f"{sr}/libfloat_quantize", f"{sr}/cpfloat", 5.0))
+        # On an AVX-512 CPU, the AVX2 path forced: what an AVX2-only CPU runs (rows absent elsewhere)
+        for base, target in ((ne, ne_target), (sr, 5.0)):
+            for what in ("libfloat_avx2", "libfloat_quantize_avx2"):
+                if f"{base}/{what}" in med and f"{base}/libfloat_quantize_avx2" in med:
+                    rows.append(ratio_row(f"{base}: {what} / cpfloat (AVX2 path)", f"{base}/{what}", f"{base}/cpfloat",
+                                          target))
         rows.append(ratio_row(f"{ne}: libfloat / softfloat (info)", f"{ne}/libfloat", f"{ne}/softfloat"))
     ne = "peers/cvt/fp16/nearest_even"
     rows.append(ratio_row(f"{ne}: libfloat / f16c (info)", f"{ne}/libfloat", f"{ne}/f16c"))

@@ -31,8 +31,8 @@
 //     flag's inputs after another's: chunk 0x007F0000 into bfloat16 has its tiny inputs first),
 //     and g1's second half keeps g2 out of the span's tail, which the kernels' full loop converts.
 // For bfloat16 in nearest even and stochastic rounding under the default policy, lf::quantize (float
-// -> bfloat16 -> float, which has a one-pass AVX2 kernel) is checked on the same spans, and on each
-// chunk in place too.
+// -> bfloat16 -> float, which has one-pass AVX2 and AVX-512 kernels) is checked on the same spans,
+// and on each chunk in place too.
 // Each chunk starts at a different offset from a 64-byte boundary (chunk index mod 16 floats), so the
 // AVX-512 kernels' alignment prologues run too.
 //
@@ -296,8 +296,8 @@ void compare(std::span<const lf::fp<F>> out, const std::uint32_t* want, std::spa
 }
 
 /// lf::quantize (float -> F -> float) where it has a kernel of its own (bfloat16, nearest even or
-/// stochastic, the default policy: fast/array_kernels.hpp's bf16_blocks_avx2 on the avx2 path,
-/// convert and widen elsewhere): its floats must be the core's results widened (bfloat16's bits
+/// stochastic, the default policy: fast/array_kernels.hpp's bf16_blocks_avx2 on the avx2 path, and
+/// in nearest even bf16_rne_blocks_avx512 on the avx512 paths; convert and widen elsewhere): its floats must be the core's results widened (bfloat16's bits
 /// << 16, exact) and its flags want_flags; with in_place, also converted in place (a copy of the
 /// inputs). Element k has the stochastic index index0 + k.
 template <lf::format F>

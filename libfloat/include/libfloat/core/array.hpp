@@ -230,13 +230,18 @@ constexpr bool values_fit_in(const format& f, const format& in) {
 template <format F, typename T>
 status quantize_named(std::span<const T> in, std::span<T> out, const env& e, std::uint64_t seed, std::uint64_t position) {
 #if defined(LIBFLOAT_ARRAY_X86)
-  // bfloat16, nearest even or stochastic, default policy, AVX2: one pass (fast/array_kernels.hpp)
+  // bfloat16, default policy: one pass (fast/array_kernels.hpp) in nearest even with AVX-512 (with or
+  // without AVX512_BF16) or AVX2, and in stochastic rounding with AVX2
   if constexpr (F == bfloat16 && std::is_same_v<T, float>)
-    if (lane_policy::from(e.policy).is_default() && array_dispatch_in_use() == array_dispatch::avx2) {
+    if (const array_dispatch path = array_dispatch_in_use(); lane_policy::from(e.policy).is_default()) {
       const float* pi = in.data();
       float* po = out.data();
-      if (e.mode == rounding::nearest_even) return static_cast<status>(bf16_blocks_avx2<rounding::nearest_even>(pi, po, in.size()));
-      if (e.mode == rounding::stochastic) {
+      if (e.mode == rounding::nearest_even) {
+        if (path == array_dispatch::avx512_bf16) return static_cast<status>(bf16_rne_blocks_avx512<true>(pi, po, in.size()));
+        if (path == array_dispatch::avx512) return static_cast<status>(bf16_rne_blocks_avx512<false>(pi, po, in.size()));
+        if (path == array_dispatch::avx2) return static_cast<status>(bf16_blocks_avx2<rounding::nearest_even>(pi, po, in.size()));
+      }
+      if (e.mode == rounding::stochastic && path == array_dispatch::avx2) {
         // in place, each run reads and writes only its own elements: the runs do not overlap
         return static_cast<status>(stochastic_runs<rounding::stochastic>(
             in.size(), seed, position, [&](std::size_t done, std::size_t count, std::uint64_t key, std::uint32_t idx0) {

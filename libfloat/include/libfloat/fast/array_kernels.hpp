@@ -419,8 +419,15 @@ template <rounding M>
 inline constexpr std::uint32_t bf16_tiny_below = 0x007FC000u;    // 2^-126 - 2^-135: tiny after rounding below
 inline constexpr std::uint32_t bf16_overflow_from = 0x7F7F8000u;  // max + ulp/2: overflows from here
 
-template <bool Hw>
-[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t bf16_rne_blocks_avx512(const float* in, bf16* out, std::size_t n) {
+/// O = bf16: lf::convert; O = float: lf::quantize in one pass, the results widened (<< 16). When out
+/// does not overlap in (always for bf16), the results are stored as the block is scanned and a
+/// block that needs it is redone from in; when it does (quantize in place), each block is scanned
+/// first and written after the decision (as bf16_blocks_avx2).
+template <bool Hw, typename O>
+[[gnu::noinline, LIBFLOAT_TARGET_AVX512]] std::uint32_t bf16_rne_blocks_avx512(const float* in, O* out, std::size_t n) {
+  static_assert(std::is_same_v<O, bf16> || std::is_same_v<O, float>);
+  const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
+  const bool apart = std::is_same_v<O, bf16> || oa + n * sizeof(float) <= ia || ia + n * sizeof(float) <= oa;
   const __m512i one = _mm512_set1_epi32(1), round = _mm512_set1_epi32(0x7FFF);
   std::uint32_t flags = 0;
   std::size_t b = 0;
@@ -430,23 +437,34 @@ template <bool Hw>
     __m256i r;
     if constexpr (Hw) {
       __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(xb));
+      if constexpr (std::is_same_v<O, float>) {
+        _mm512_storeu_si512(out + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(r), 16));
+        return;
+      }
     } else {
       // (x + 0x7FFF + ((x >> 16) & 1)) >> 16: fast.hpp's f32_to_bf16_bits_rne for non-NaN x
-      r = _mm512_cvtepi32_epi16(_mm512_srli_epi32(
-          _mm512_add_epi32(_mm512_add_epi32(xb, round), _mm512_and_si512(_mm512_srli_epi32(xb, 16), one)), 16));
+      const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(xb, round), _mm512_and_si512(_mm512_srli_epi32(xb, 16), one));
+      if constexpr (std::is_same_v<O, float>) {
+        _mm512_storeu_si512(out + i, _mm512_and_si512(sum, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+        return;
+      }
+      r = _mm512_cvtepi32_epi16(_mm512_srli_epi32(sum, 16));
     }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), r);
   };
+  const auto scan_only = [](std::size_t, __m512i) LIBFLOAT_LAMBDA_AVX512 {};
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     // Hw needs the minimum (subnormal inputs) in every block; the trick needs the maximum (NaNs).
-    const block_scan acc = scan_block_for(flags, !Hw, Hw ? 1 : 3, in, b, m, convert);
+    const block_scan acc = apart ? scan_block_for(flags, !Hw, Hw ? 1 : 3, in, b, m, convert)
+                                 : scan_block_for(flags, !Hw, Hw ? 1 : 3, in, b, m, scan_only);
     const bool redo = Hw ? _mm512_reduce_min_epu32(acc.min_a1) < 0x007FFFFFu   // a nonzero subnormal input
                          : _mm512_reduce_max_epu32(acc.max_a) > 0x7F800000u;   // a NaN
     if (redo || block_needs_full_avx512(acc.min_a1, acc.max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
-      flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block
-    } else if (any_bits_avx512(acc.all_bits, 0xFFFFu)) {
-      flags |= to_bits(status::inexact);
+      flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block (in is intact: not yet written, or apart)
+    } else {
+      if (!apart) scan_block<3>(in, b, m, convert);
+      if (any_bits_avx512(acc.all_bits, 0xFFFFu)) flags |= to_bits(status::inexact);
     }
     if (m < wide_block) {
       b += m;
