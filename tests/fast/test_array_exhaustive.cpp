@@ -296,8 +296,9 @@ void compare(std::span<const lf::fp<F>> out, const std::uint32_t* want, std::spa
 }
 
 /// lf::quantize (float -> F -> float) where it has a kernel of its own (bfloat16, nearest even or
-/// stochastic, the default policy: fast/array_kernels.hpp's bf16_blocks_avx2 on the avx2 path, and
-/// in nearest even bf16_rne_blocks_avx512 on the avx512 paths; convert and widen elsewhere): its floats must be the core's results widened (bfloat16's bits
+/// stochastic, the default policy: fast/array_kernels.hpp's bf16_blocks_avx2 on the avx2 path and in
+/// stochastic rounding on the avx512 paths too, bf16_rne_blocks_avx512 in nearest even on those;
+/// convert and widen on the portable path): its floats must be the core's results widened (bfloat16's bits
 /// << 16, exact) and its flags want_flags; with in_place, also converted in place (a copy of the
 /// inputs). Element k has the stochastic index index0 + k.
 template <lf::format F>
