@@ -646,8 +646,8 @@ TEST_CASE("span kernels = the core on all 2^32 floats (the selected part), every
   std::printf("array proof: chunks of 65536 floats c (inputs c * 65536 ...) with c %% %zu == %zu", sel.shards, sel.shard);
   std::printf(": %s", sel.how.c_str());
   if (!sel.all)
-    std::printf("; of those, %s for default policy and deterministic modes, %s for the other policies and "
-                "stochastic rounding", sel.part_text(n_parts).c_str(), sel.part_text(n_slow_parts).c_str());
+    std::printf("; of those, %s for default policy and deterministic modes (and bfloat16 stochastic), %s for the "
+                "other policies and stochastic rounding", sel.part_text(n_parts).c_str(), sel.part_text(n_slow_parts).c_str());
   std::printf("\n");
   std::fflush(stdout);
   if (!any) {

@@ -231,8 +231,11 @@ TEST_CASE("mx_quantize takes the kernel: the same codes and flags as the core's 
   for (std::size_t i = 0; i < x.size(); i += 97) x[i] = 0.0f;
   x[5] = std::numeric_limits<float>::infinity();  // a NaN block
   x[700] = 1e-40f;                                 // a binary32 subnormal (the vector kernels' fallback)
-  // (64 x 96: whole blocks; 9 x 100: runs cut short at the end of a row, 7 or 4 elements)
-  const std::pair<std::size_t, std::size_t> shapes[] = {{64, 96}, {9, 100}};
+  // NaN blocks inside rows, between blocks that NVFP4's row kernel (mx_e2m1_rne_div_runs) takes
+  for (const std::size_t i : {1000, 1011, 2500, 4100, 5555}) x[i] = std::numeric_limits<float>::quiet_NaN();
+  // (64 x 96: whole blocks; 9 x 100: runs cut short at the end of a row, 7 or 4 elements; 12 x 176:
+  // 11 NVFP4 blocks a row)
+  const std::pair<std::size_t, std::size_t> shapes[] = {{64, 96}, {9, 100}, {12, 176}};
   for (const lf::array_dispatch path : proof_paths("mx_quantize"))
   for (const auto& [rows, cols] : shapes)
   for (const lf::block_format& bf : {lf::mxfp8_e4m3, lf::mxfp8_e5m2, lf::mxfp6_e3m2, lf::mxfp6_e2m3, lf::mxfp4, lf::nvfp4})

@@ -533,52 +533,58 @@ __attribute__((target("avx2"))) inline void e2m1_store8(__m256i gather, std::uin
 /// The same on 8 lanes of binary32 (AVX2), on the binary32 thresholds: each comparison's all-ones
 /// lanes (-1) subtracted from the code; exact when |x| equals code c's magnitude (a lane permutation
 /// of the eight; a magnitude that is no binary32 is a NaN there, equal to nothing). The
-/// codes (low byte of each 32-bit lane) are gathered into 8 bytes by a byte shuffle. A tail of fewer
-/// than 8 takes the portable loop.
-__attribute__((target("avx2"))) inline std::uint32_t mx_e2m1_rne_div_avx2(const float* x, std::uint8_t* out, std::size_t n,
-                                                                          const e2m1_thresholds& t,
+/// codes (low byte of each 32-bit lane) are gathered into 8 bytes by a byte shuffle. Over `count`
+/// consecutive runs of `len` elements, run i with the thresholds th[i] (NVFP4: one run per block, one
+/// call per row of blocks); a run's tail of fewer than 8 takes the portable loop.
+__attribute__((target("avx2"))) inline std::uint32_t mx_e2m1_rne_div_avx2(const float* x, std::uint8_t* out,
+                                                                          std::size_t len, std::size_t count,
+                                                                          const e2m1_thresholds* const* th,
                                                                           std::uint8_t* per_element) {
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
-  __m256 mid[7];
-  for (int i = 0; i < 7; ++i) mid[i] = _mm256_set1_ps(t.mid_f[i]);
-  const __m256 val = _mm256_loadu_ps(t.val_f);
-  const __m256 over_at = _mm256_set1_ps(t.over_f), tiny_below = _mm256_set1_ps(t.tiny_f);
   const __m256i all_ones = _mm256_set1_epi32(-1);
   // byte 0 of each 32-bit lane to bytes 0..3 of its 128-bit half
   const __m256i gather = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
                                           0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   __m256i inexact_acc = _mm256_setzero_si256(), under_acc = inexact_acc, over_acc = inexact_acc;
-  std::size_t j = 0;
-  for (; j + 8 <= n; j += 8) {
-    const __m256 xf = _mm256_loadu_ps(x + j);
-    const __m256 a = _mm256_and_ps(xf, abs_mask);
-    __m256i c = _mm256_setzero_si256();
-    for (int i = 0; i < 7; ++i) {
-      const __m256 pass = (i & 1) != 0 ? _mm256_cmp_ps(a, mid[i], _CMP_GE_OQ) : _mm256_cmp_ps(a, mid[i], _CMP_GT_OQ);
-      c = _mm256_sub_epi32(c, _mm256_castps_si256(pass));
-    }
-    const __m256 exact = _mm256_cmp_ps(a, _mm256_permutevar8x32_ps(val, c), _CMP_EQ_OQ);  // code c's magnitude
-    const __m256i over = _mm256_castps_si256(_mm256_cmp_ps(a, over_at, _CMP_GE_OQ));
-    const __m256i inexact = _mm256_andnot_si256(_mm256_castps_si256(exact), all_ones);
-    const __m256i under = _mm256_and_si256(inexact, _mm256_castps_si256(_mm256_cmp_ps(a, tiny_below, _CMP_LT_OQ)));
-    inexact_acc = _mm256_or_si256(inexact_acc, inexact);
-    under_acc = _mm256_or_si256(under_acc, under);
-    over_acc = _mm256_or_si256(over_acc, over);
-    const __m256i sign = _mm256_slli_epi32(_mm256_srli_epi32(_mm256_castps_si256(xf), 31), 3);
-    e2m1_store8(gather, out + j, _mm256_or_si256(c, sign));
-    if (per_element) {
-      const __m256i f = _mm256_or_si256(
-          _mm256_or_si256(_mm256_and_si256(inexact, _mm256_set1_epi32(static_cast<int>(to_bits(status::inexact)))),
-                          _mm256_and_si256(under, _mm256_set1_epi32(static_cast<int>(to_bits(status::underflow))))),
-          _mm256_and_si256(over, _mm256_set1_epi32(static_cast<int>(to_bits(status::overflow)))));
-      e2m1_store8(gather, per_element + j, f);
-    }
-  }
   std::uint32_t flags = 0;
+  for (std::size_t r = 0; r < count; ++r, x += len, out += len) {
+    const e2m1_thresholds& t = *th[r];
+    __m256 mid[7];
+    for (int i = 0; i < 7; ++i) mid[i] = _mm256_set1_ps(t.mid_f[i]);
+    const __m256 val = _mm256_loadu_ps(t.val_f);
+    const __m256 over_at = _mm256_set1_ps(t.over_f), tiny_below = _mm256_set1_ps(t.tiny_f);
+    std::size_t j = 0;
+    for (; j + 8 <= len; j += 8) {
+      const __m256 xf = _mm256_loadu_ps(x + j);
+      const __m256 a = _mm256_and_ps(xf, abs_mask);
+      __m256i c = _mm256_setzero_si256();
+      for (int i = 0; i < 7; ++i) {
+        const __m256 pass = (i & 1) != 0 ? _mm256_cmp_ps(a, mid[i], _CMP_GE_OQ) : _mm256_cmp_ps(a, mid[i], _CMP_GT_OQ);
+        c = _mm256_sub_epi32(c, _mm256_castps_si256(pass));
+      }
+      const __m256 exact = _mm256_cmp_ps(a, _mm256_permutevar8x32_ps(val, c), _CMP_EQ_OQ);  // code c's magnitude
+      const __m256i over = _mm256_castps_si256(_mm256_cmp_ps(a, over_at, _CMP_GE_OQ));
+      const __m256i inexact = _mm256_andnot_si256(_mm256_castps_si256(exact), all_ones);
+      const __m256i under = _mm256_and_si256(inexact, _mm256_castps_si256(_mm256_cmp_ps(a, tiny_below, _CMP_LT_OQ)));
+      inexact_acc = _mm256_or_si256(inexact_acc, inexact);
+      under_acc = _mm256_or_si256(under_acc, under);
+      over_acc = _mm256_or_si256(over_acc, over);
+      const __m256i sign = _mm256_slli_epi32(_mm256_srli_epi32(_mm256_castps_si256(xf), 31), 3);
+      e2m1_store8(gather, out + j, _mm256_or_si256(c, sign));
+      if (per_element) {
+        const __m256i f = _mm256_or_si256(
+            _mm256_or_si256(_mm256_and_si256(inexact, _mm256_set1_epi32(static_cast<int>(to_bits(status::inexact)))),
+                            _mm256_and_si256(under, _mm256_set1_epi32(static_cast<int>(to_bits(status::underflow))))),
+            _mm256_and_si256(over, _mm256_set1_epi32(static_cast<int>(to_bits(status::overflow)))));
+        e2m1_store8(gather, per_element + r * len + j, f);
+      }
+    }
+    if (j < len)
+      flags |= mx_e2m1_rne_div_portable(x + j, out + j, len - j, t, per_element ? per_element + r * len + j : nullptr);
+  }
   if (!_mm256_testz_si256(inexact_acc, inexact_acc)) flags |= to_bits(status::inexact);
   if (!_mm256_testz_si256(under_acc, under_acc)) flags |= to_bits(status::underflow);
   if (!_mm256_testz_si256(over_acc, over_acc)) flags |= to_bits(status::overflow);
-  if (j < n) flags |= mx_e2m1_rne_div_portable(x + j, out + j, n - j, t, per_element ? per_element + j : nullptr);
   return flags;
 }
 #endif
@@ -606,10 +612,26 @@ inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::siz
                                      std::uint8_t* per_element = nullptr) {
 #if defined(LIBFLOAT_ARRAY_X86)
   const array_dispatch path = array_dispatch_in_use();
-  if (lf::detail::is_avx512(path) || path == array_dispatch::avx2)
-    return detail::mx_e2m1_rne_div_avx2(x, out, n, t, per_element);
+  if (lf::detail::is_avx512(path) || path == array_dispatch::avx2) {
+    const e2m1_thresholds* th = &t;
+    return detail::mx_e2m1_rne_div_avx2(x, out, n, 1, &th, per_element);
+  }
 #endif
   return detail::mx_e2m1_rne_div_portable(x, out, n, t, per_element);
+}
+
+/// mx_e2m1_rne_div on `count` consecutive runs of `len` elements of x, run i with the thresholds
+/// th[i] (NVFP4: the blocks of a row, each with its scale's divisor), in one call; the ORed flags.
+inline std::uint32_t mx_e2m1_rne_div_runs(const float* x, std::uint8_t* out, std::size_t len, std::size_t count,
+                                          const e2m1_thresholds* const* th) {
+#if defined(LIBFLOAT_ARRAY_X86)
+  const array_dispatch path = array_dispatch_in_use();
+  if (lf::detail::is_avx512(path) || path == array_dispatch::avx2)
+    return detail::mx_e2m1_rne_div_avx2(x, out, len, count, th, nullptr);
+#endif
+  std::uint32_t flags = 0;
+  for (std::size_t r = 0; r < count; ++r) flags |= detail::mx_e2m1_rne_div_portable(x + r * len, out + r * len, len, *th[r], nullptr);
+  return flags;
 }
 
 inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::size_t n, double d,

@@ -425,22 +425,44 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
     table.resize(256);
     made.assign(256, 0);
   }
+  // (the thresholds of scale code s, whose divisor is d, or nullptr where the E2M1 kernel does not serve)
+  auto thresholds_of = [&](double d, std::uint8_t s) -> const fast::e2m1_thresholds* {
+    if (!e2m1_table || !fast::mx_e2m1_divisor_ok(d)) return nullptr;
+    if (!made[s]) table[s] = fast::e2m1_thresholds(d), made[s] = 1;
+    return &table[s];
+  };
   auto elements_of = [&](std::size_t i0, std::size_t len, double d, std::uint8_t s) {
-    const fast::e2m1_thresholds* th = nullptr;
-    if (e2m1_table && fast::mx_e2m1_divisor_ok(d)) {
-      if (!made[s]) table[s] = fast::e2m1_thresholds(d), made[s] = 1;
-      th = &table[s];
-    }
-    quantize_block(i0, len, d, mx_no_k, th);
+    quantize_block(i0, len, d, mx_no_k, thresholds_of(d, s));
   };
   if (layout != block_layout::tiles_2d) {
-    // rows: a block is one run, in order: its scale, then its elements
-    for (std::size_t r = 0, b = 0; r < rows; ++r)
+    // rows: a block is one run, in order: its scale, then its elements. Consecutive whole blocks
+    // that the E2M1 kernel serves go to it in one call (mx_e2m1_rne_div_runs: NVFP4's blocks are 16
+    // elements, and a call per block cost about as much as the elements).
+    thread_local std::vector<const fast::e2m1_thresholds*> run_th;
+    run_th.resize(bc);
+    for (std::size_t r = 0, b = 0; r < rows; ++r) {
+      std::size_t first = 0, pending = 0;  // a stretch of blocks for the kernel: columns first .. + pending * B
+      const auto flush = [&] {
+        if (pending != 0)
+          fast_flags |= fast::mx_e2m1_rne_div_runs(x.data() + r * cols + first, q.elements.data() + r * cols + first, B,
+                                                   pending, run_th.data());
+        pending = 0;
+      };
       for (std::size_t c0 = 0; c0 < cols; c0 += B, ++b) {
         double d = 1.0;
         q.scales[b] = scale_of(amax[b], T, d);
-        elements_of(r * cols + c0, std::min(B, cols - c0), d, q.scales[b]);
+        const std::size_t len = std::min(B, cols - c0);
+        const fast::e2m1_thresholds* th = len == B ? thresholds_of(d, q.scales[b]) : nullptr;
+        if (th != nullptr) {
+          if (pending == 0) first = c0;
+          run_th[pending++] = th;
+        } else {
+          flush();
+          elements_of(r * cols + c0, len, d, q.scales[b]);
+        }
       }
+      flush();
+    }
   } else {
     divisor.resize(nb);  // (every one written by scale_of)
     for (std::size_t b = 0; b < nb; ++b) q.scales[b] = scale_of(amax[b], T, divisor[b]);
