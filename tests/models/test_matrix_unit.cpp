@@ -357,7 +357,16 @@ std::vector<lf::fp<F>> typed(const std::vector<u64>& bits) {
 }
 
 /// The reference result of unit u (its parameters restated for the oracle) on one dot product.
+u64 reference_dot_signed(const lf::matrix_unit& u, const oracle::target& ta, const block_data& d,
+                         const oracle::target& tb);
+/// The model's result: with positive_zero (the Hopper presets), a zero of either sign is +0.
 u64 reference_dot(const lf::matrix_unit& u, const oracle::target& ta, const block_data& d, const oracle::target& tb) {
+  const u64 r = reference_dot_signed(u, ta, d, tb);
+  const u64 sign = u64{1} << (target_of(u.output).bits - 1);
+  return u.positive_zero && (r & ~sign) == 0 ? 0 : r;
+}
+u64 reference_dot_signed(const lf::matrix_unit& u, const oracle::target& ta, const block_data& d,
+                         const oracle::target& tb) {
   const oracle::target out = target_of(u.output);
   const ref::params P{u.block_size, u.alignment_bits, u.output_fraction_bits,
                       u.alignment == lf::alignment_rounding::truncate ? ref::cut::truncate

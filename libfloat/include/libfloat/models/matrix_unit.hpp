@@ -44,7 +44,8 @@
 // or +inf together with -inf gives NaN (the output format's default NaN: payloads are not
 // propagated); otherwise an infinite product or c gives that infinity. A result beyond the
 // output's range is +-inf whatever final_rounding (the MATLAB models return Inf when the
-// truncated exponent overflows). An exact zero result is +0, or -0 when every term was -0.
+// truncated exponent overflows). An exact zero result is +0, or -0 when every term was -0; with
+// positive_zero (the Hopper presets, as an H200 gives) every zero result is +0.
 // Flags (status): invalid for a signaling NaN operand, 0*inf, inf - inf, an invalid unit
 // (matrix_unit::valid() false) or mismatched lengths; overflow (+ inexact) for a result beyond
 // range; inexact when the alignment or the normalisation dropped bits; underflow when the result
@@ -226,6 +227,9 @@ struct stored_get {
 
 template <class A, class B>
 bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t n, bits_t c, status& st);
+template <class A, class B>
+bits_t unit_dot_signed(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t n, bits_t c,
+                       status& st);
 
 /// unit_dot with the operands of a wider format converted first (unit_converts_input), each once,
 /// by lf::convert under unit_input_env: the general and the fast block paths then see the same
@@ -255,6 +259,19 @@ bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
   const bool block_model = mu.model != matrix_unit_model::cuda_core_fma;
   if (block_model && (unit_converts_input(mu, a.fmt) || unit_converts_input(mu, b.fmt))) [[unlikely]]
     return unit_dot_converting(mu, a, b, n, c, st);
+  // (a zero's sign only decides the sign of a zero result, so +0 for the final result alone is +0
+  // for every block's)
+  if (mu.positive_zero) {
+    const bits_t r = unit_dot_signed(mu, a, b, n, c, st);
+    return (r & ~mu.output.sign_mask()) == 0 ? bits_t{0} : r;
+  }
+  return unit_dot_signed(mu, a, b, n, c, st);
+}
+
+/// unit_dot without positive_zero (the zero signs of the models).
+template <class A, class B>
+bits_t unit_dot_signed(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t n, bits_t c,
+                       status& st) {
   switch (mu.model) {
     case matrix_unit_model::block_fma: return block_chain(mu, a, b, 0, n, c, st);
     case matrix_unit_model::cuda_core_fma: {

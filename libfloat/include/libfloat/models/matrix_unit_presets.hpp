@@ -42,19 +42,22 @@ inline constexpr matrix_unit ampere_bf16{.input = bfloat16, .input_rounding = ro
 /// al. 2021; A100TC.m fma 4).
 inline constexpr matrix_unit ampere_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero, .block_size = 4,
                                          .alignment_bits = 24};
+/// The Hopper presets return +0 for every zero result (positive_zero): measured with mma.sync on an
+/// H200 (tests/gpu/record_mma.cu, 2026-12-04; tests/data/tensor-core-hw-mma).
 /// H100 (Hopper), fp16 inputs: N = 16, F = 25 (H100TC.m fma 16, neab 2; MMA-Sim).
 inline constexpr matrix_unit hopper_fp16{.input = binary16, .input_rounding = rounding::nearest_even, .block_size = 16,
-                                         .alignment_bits = 25};
+                                         .alignment_bits = 25, .positive_zero = true};
 /// H100, bf16 inputs: N = 16, F = 25 (H100TC.m; MMA-Sim).
 inline constexpr matrix_unit hopper_bf16{.input = bfloat16, .input_rounding = rounding::nearest_even, .block_size = 16,
-                                         .alignment_bits = 25};
+                                         .alignment_bits = 25, .positive_zero = true};
 /// H100, tf32 inputs, binary32 data truncated (GEMM.m round = 4): N = 8, F = 25 (H100TC.m fma 8; MMA-Sim).
 inline constexpr matrix_unit hopper_tf32{.input = tfloat32, .input_rounding = rounding::toward_zero, .block_size = 8,
-                                         .alignment_bits = 25};
+                                         .alignment_bits = 25, .positive_zero = true};
 /// H100 wgmma, FP8 (E4M3 or E5M2) inputs: N = 32, F = 13, the result keeps 13 fraction bits
 /// (H100TC.m fma 32, neab -10, NoManBitsOut 23 - 10; MMA-Sim; DeepSeek-V3 §3.3.2: "about 14 bits").
 inline constexpr matrix_unit hopper_fp8{.input = float8_e4m3fn, .input_rounding = rounding::nearest_even,
-                                        .block_size = 32, .alignment_bits = 13, .output_fraction_bits = 13};
+                                        .block_size = 32, .alignment_bits = 13, .output_fraction_bits = 13,
+                                        .positive_zero = true};
 /// B200 (Blackwell), fp16 inputs: N = 16, F = 25 (B200TC.m fma 16, neab 2; MMA-Sim).
 inline constexpr matrix_unit blackwell_fp16{.input = binary16, .input_rounding = rounding::nearest_even,
                                             .block_size = 16, .alignment_bits = 25};
