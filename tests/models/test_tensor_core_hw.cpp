@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "../support/tensor_core_hw.hpp"
 
@@ -29,6 +30,24 @@ std::string describe(const tc_hw::set_id& id) {
   return std::string(id.gpu) + " " + std::string(id.input) + " -> " + std::string(id.output);
 }
 
+/// One recorded set of `dir` (500 cases) and its preset's tally on it, said in a MESSAGE.
+struct evaluated {
+  tc_hw::hw_set set;
+  const lf::named_matrix_unit* preset;
+  tc_hw::tally t;
+};
+evaluated load_and_evaluate(const std::string& dir, const tc_hw::set_id& id, const char* what) {
+  std::string error;
+  auto s = tc_hw::load(dir, id, error);
+  REQUIRE_MESSAGE(s.has_value(), error);
+  CHECK(s->cases.size() == 500);
+  const auto* p = preset_named(id.preset);
+  REQUIRE(p != nullptr);
+  const tc_hw::tally t = tc_hw::evaluate(p->unit, *s);
+  MESSAGE(what << describe(id) << " (K = " << id.k << "): " << id.preset << " " << t.matched << " of " << t.total);
+  return {std::move(*s), p, t};
+}
+
 }  // namespace
 
 TEST_CASE("every recorded set: its preset reproduces the GPU bit for bit") {
@@ -37,15 +56,9 @@ TEST_CASE("every recorded set: its preset reproduces the GPU bit for bit") {
   std::size_t cases = 0;
   for (const auto& id : tc_hw::recorded_sets) {
     CAPTURE(describe(id));
-    std::string error;
-    const auto s = tc_hw::load(LIBFLOAT_TC_HW_DIR, id, error);
-    REQUIRE_MESSAGE(s.has_value(), error);
-    CHECK(s->cases.size() == 500);
-    const auto* p = preset_named(id.preset);
-    REQUIRE(p != nullptr);
-    const tc_hw::tally t = tc_hw::evaluate(p->unit, *s);
+    const auto [set, p, t] = load_and_evaluate(LIBFLOAT_TC_HW_DIR, id, "");
+    const auto* s = &set;
     cases += t.total;
-    MESSAGE(describe(id) << " (K = " << id.k << "): " << id.preset << " " << t.matched << " of " << t.total);
     if (id.gated) {
       gated_gpus[std::string(id.preset)].insert(std::string(id.gpu));
       if (!t.all()) refuted_gpus[std::string(id.preset)].insert(std::string(id.gpu));
@@ -103,14 +116,8 @@ TEST_CASE("H200 mma.sync sets recorded by tests/gpu: the Hopper presets, zero re
       {"H200", "E5M2", "fp32", 32, "hopper_fp8", false}, {"H200", "E5M2", "fp16", 32, "hopper_fp8", false}};
   for (const auto& id : sets) {
     CAPTURE(describe(id));
-    std::string error;
-    const auto s = tc_hw::load(LIBFLOAT_TC_HW_MMA_DIR, id, error);
-    REQUIRE_MESSAGE(s.has_value(), error);
-    CHECK(s->cases.size() == 500);
-    const auto* p = preset_named(id.preset);
-    REQUIRE(p != nullptr);
-    const tc_hw::tally t = tc_hw::evaluate(p->unit, *s);
-    MESSAGE("mma.sync " << describe(id) << " (K = " << id.k << "): " << id.preset << " " << t.matched << " of " << t.total);
+    const auto [set, p, t] = load_and_evaluate(LIBFLOAT_TC_HW_MMA_DIR, id, "mma.sync ");
+    const auto* s = &set;
     if (id.gated) {
       CHECK_MESSAGE(t.all(), "first difference at case " << t.first_miss);
       // The crafted cases whose IEEE result is -0 (all products -0 and c = -0, or a negative sum that
