@@ -105,6 +105,34 @@ LIBFLOAT_INLINE std::uint32_t stochastic_runs(std::size_t n, std::uint64_t seed,
   }
 }
 
+/// float -> bfloat16 under the default policy in mode M by a block kernel of fast/array_kernels.hpp
+/// (O = bf16: lf::convert; O = float: lf::quantize, one pass): nearest even on the AVX-512 paths
+/// (bf16_rne_blocks_avx512) and AVX2, stochastic rounding with the AVX2 kernel on every x86 vector
+/// path (2.5x the generic AVX-512 lane, measured on an AMD EPYC with AVX-512). False, nothing done,
+/// where `path` has none (the portable path, another mode).
+template <rounding M, typename O>
+bool bf16_block_kernel([[maybe_unused]] array_dispatch path, [[maybe_unused]] const float* in, [[maybe_unused]] O* out,
+                       [[maybe_unused]] std::size_t n, [[maybe_unused]] std::uint64_t seed,
+                       [[maybe_unused]] std::uint64_t position, [[maybe_unused]] std::uint32_t& flags) {
+#if defined(LIBFLOAT_ARRAY_X86)
+  if constexpr (M == rounding::nearest_even) {
+    if (path == array_dispatch::avx512_bf16) return flags = bf16_rne_blocks_avx512<true>(in, out, n), true;
+    if (path == array_dispatch::avx512) return flags = bf16_rne_blocks_avx512<false>(in, out, n), true;
+    if (path == array_dispatch::avx2) return flags = bf16_blocks_avx2<M>(in, out, n), true;
+  } else if constexpr (M == rounding::stochastic) {
+    if (path == array_dispatch::avx2 || is_avx512(path)) {
+      // (in place, each run reads and writes only its own elements: the runs do not overlap)
+      flags = stochastic_runs<M>(n, seed, position, [&](std::size_t done, std::size_t count, std::uint64_t key,
+                                                        std::uint32_t idx0) {
+        return bf16_blocks_avx2<M>(in + done, out + done, count, key, idx0);
+      });
+      return true;
+    }
+  }
+#endif
+  return false;
+}
+
 /// One generic-lane run, split where the stochastic index crosses a multiple of 2^32.
 template <format F, format In, rounding M, typename T>
 std::uint32_t narrow_dispatch(const T* in, fp<F>* out, std::size_t n, lane_policy pol, std::uint64_t seed,
@@ -126,24 +154,15 @@ std::uint32_t narrow_dispatch(const T* in, fp<F>* out, std::size_t n, lane_polic
     if (pol.is_default() && is_avx512(path)) return narrow_trick_avx512<F, M>(in, out, n);
   }
 #endif
-  if constexpr (F == bfloat16 && In == binary32 && M == rounding::nearest_even) {
+  if constexpr (F == bfloat16 && In == binary32 && (M == rounding::nearest_even || M == rounding::stochastic)) {
     if (pol.is_default()) {
-#if defined(LIBFLOAT_ARRAY_X86)
-      if (path == array_dispatch::avx512_bf16) return bf16_rne_blocks_avx512<true>(in, out, n);
-      if (path == array_dispatch::avx512) return bf16_rne_blocks_avx512<false>(in, out, n);
-      if (path == array_dispatch::avx2) return bf16_blocks_avx2<M, bf16>(in, out, n);
-#endif
-      return bf16_rne_portable(in, out, n);
+      std::uint32_t flags = 0;
+      if (bf16_block_kernel<M>(path, in, out, n, seed, position, flags)) return flags;
+      if constexpr (M == rounding::nearest_even) return bf16_rne_portable(in, out, n);
     }
   }
   return stochastic_runs<M>(n, seed, position, [&](std::size_t done, std::size_t chunk, std::uint64_t key,
                                                   std::uint32_t idx0) {
-#if defined(LIBFLOAT_ARRAY_X86)
-    // (on the AVX-512 paths too: 2.5x the generic AVX-512 lane, measured on an AMD EPYC with AVX-512)
-    if constexpr (F == bfloat16 && In == binary32 && M == rounding::stochastic)
-      if (pol.is_default() && (path == array_dispatch::avx2 || is_avx512(path)))
-        return bf16_blocks_avx2<M, bf16>(in + done, out + done, chunk, key, idx0);
-#endif
     if (pol.is_default()) return narrow_path<F, In, M, true>(path, in + done, out + done, chunk, pol, key, idx0);
     return narrow_path<F, In, M, false>(path, in + done, out + done, chunk, pol, key, idx0);
   });
@@ -230,27 +249,19 @@ constexpr bool values_fit_in(const format& f, const format& in) {
 
 template <format F, typename T>
 status quantize_named(std::span<const T> in, std::span<T> out, const env& e, std::uint64_t seed, std::uint64_t position) {
-#if defined(LIBFLOAT_ARRAY_X86)
-  // bfloat16, default policy: one pass (fast/array_kernels.hpp) in nearest even with AVX-512 (with or
-  // without AVX512_BF16) or AVX2, and in stochastic rounding with the AVX2 kernel on every x86 vector path
-  if constexpr (F == bfloat16 && std::is_same_v<T, float>)
-    if (const array_dispatch path = array_dispatch_in_use(); lane_policy::from(e.policy).is_default()) {
-      const float* pi = in.data();
-      float* po = out.data();
-      if (e.mode == rounding::nearest_even) {
-        if (path == array_dispatch::avx512_bf16) return static_cast<status>(bf16_rne_blocks_avx512<true>(pi, po, in.size()));
-        if (path == array_dispatch::avx512) return static_cast<status>(bf16_rne_blocks_avx512<false>(pi, po, in.size()));
-        if (path == array_dispatch::avx2) return static_cast<status>(bf16_blocks_avx2<rounding::nearest_even>(pi, po, in.size()));
-      }
-      if (e.mode == rounding::stochastic && (path == array_dispatch::avx2 || is_avx512(path))) {
-        // in place, each run reads and writes only its own elements: the runs do not overlap
-        return static_cast<status>(stochastic_runs<rounding::stochastic>(
-            in.size(), seed, position, [&](std::size_t done, std::size_t count, std::uint64_t key, std::uint32_t idx0) {
-              return bf16_blocks_avx2<rounding::stochastic>(pi + done, po + done, count, key, idx0);
-            }));
-      }
+  // bfloat16, default policy: one pass where a block kernel serves the mode (bf16_block_kernel)
+  if constexpr (F == bfloat16 && std::is_same_v<T, float>) {
+    if (lane_policy::from(e.policy).is_default()) {
+      const array_dispatch path = array_dispatch_in_use();
+      std::uint32_t flags = 0;
+      if (e.mode == rounding::nearest_even &&
+          bf16_block_kernel<rounding::nearest_even>(path, in.data(), out.data(), in.size(), seed, position, flags))
+        return static_cast<status>(flags);
+      if (e.mode == rounding::stochastic &&
+          bf16_block_kernel<rounding::stochastic>(path, in.data(), out.data(), in.size(), seed, position, flags))
+        return static_cast<status>(flags);
     }
-#endif
+  }
   constexpr std::size_t block = 1024;
   fp<F> buf[block];
   status st{};
