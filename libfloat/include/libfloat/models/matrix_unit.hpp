@@ -261,11 +261,8 @@ bits_t unit_dot(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
     return unit_dot_converting(mu, a, b, n, c, st);
   // (a zero's sign only decides the sign of a zero result, so +0 for the final result alone is +0
   // for every block's)
-  if (mu.positive_zero) {
-    const bits_t r = unit_dot_signed(mu, a, b, n, c, st);
-    return (r & ~mu.output.sign_mask()) == 0 ? bits_t{0} : r;
-  }
-  return unit_dot_signed(mu, a, b, n, c, st);
+  const bits_t r = unit_dot_signed(mu, a, b, n, c, st);
+  return mu.positive_zero && (r & ~mu.output.sign_mask()) == 0 ? bits_t{0} : r;
 }
 
 /// unit_dot without positive_zero (the zero signs of the models).
