@@ -10,6 +10,7 @@
 
 #include <libfloat/core/arith.hpp>
 #include <libfloat/core/array.hpp>
+#include <libfloat/core/array_arith.hpp>
 #include <libfloat/core/decimal.hpp>
 #include <libfloat/core/format.hpp>
 #include <libfloat/core/fp.hpp>

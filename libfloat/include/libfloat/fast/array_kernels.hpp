@@ -21,8 +21,9 @@
 //   - binary16 -> float: F16C VCVTPH2PS is exact.
 // Both run with MXCSR set to its default (DAZ/FTZ off) and restore the caller's MXCSR, flags included:
 // VCVTPS2PH reads a subnormal input as zero under MXCSR.DAZ, and an unmasked exception would trap.
-// With AVX-512, F16C also converts float -> binary16 in the directed modes (VCVTPS2PH's rounding
-// immediate: toward zero, upward, downward), flags computed beside it as above. The AVX-512 loops
+// F16C also converts float -> binary16 in the directed modes (VCVTPS2PH's rounding immediate: toward
+// zero, upward, downward; on AVX2 and AVX-512, f16_f16c_avx2 / f16_f16c_avx512), flags computed
+// beside it as above; with AVX-512 also round to odd and nearest-away. The AVX-512 loops
 // of float -> bfloat16 in every deterministic mode, and the AVX2 loop in nearest even, use integer
 // bit tricks on blocks of normal-range values and the core's lane elsewhere (narrow_trick_avx512,
 // bf16_rne_blocks_avx512, bf16_blocks_avx2; the last also in stochastic rounding, and widening for
@@ -165,38 +166,6 @@ LIBFLOAT_INLINE std::uint32_t f16_flags_from(bool ne, bool tiny_ne, bool over, b
          static_cast<std::uint32_t>(snan) * to_bits(status::invalid);
 }
 
-[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t f16_rne_f16c_avx2(const float* in, fp16* out,
-                                                                               std::size_t n) {
-  const mxcsr_guard guard;
-  const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
-  const __m256i qnan = _mm256_set1_epi32(0x7FC00000);
-  const __m256i over_gt = _mm256_set1_epi32(static_cast<int>(f16_overflow_from - 1));
-  const __m256i tiny_lt = _mm256_set1_epi32(static_cast<int>(f16_tiny_below));
-  __m256i ne = _mm256_setzero_si256(), tiny_ne = ne, over = ne, snan = ne;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 x = _mm256_loadu_ps(in + i);
-    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
-    const __m256i xb = _mm256_castps_si256(x);
-    const __m256i a = _mm256_and_si256(xb, absmask);  // >= 0 as a signed integer: signed compares work
-    const __m256i below_inf = _mm256_cmpgt_epi32(inf, a), above_inf = _mm256_cmpgt_epi32(a, inf);
-    const __m256i same = _mm256_cmpeq_epi32(_mm256_castps_si256(_mm256_cvtph_ps(h)), xb);
-    const __m256i d = _mm256_andnot_si256(same, below_inf);  // infinities widen back equal
-    ne = _mm256_or_si256(ne, d);
-    tiny_ne = _mm256_or_si256(tiny_ne, _mm256_and_si256(d, _mm256_cmpgt_epi32(tiny_lt, a)));
-    over = _mm256_or_si256(over, _mm256_and_si256(below_inf, _mm256_cmpgt_epi32(a, over_gt)));
-    snan = _mm256_or_si256(snan, _mm256_and_si256(above_inf, _mm256_cmpgt_epi32(qnan, a)));
-  }
-  std::uint32_t flags = f16_flags_from(!_mm256_testz_si256(ne, ne), !_mm256_testz_si256(tiny_ne, tiny_ne),
-                                                !_mm256_testz_si256(over, over), !_mm256_testz_si256(snan, snan));
-  for (; i < n; ++i) {  // the tail: the core's lane
-    const auto r = narrow_lane<binary16, binary32, rounding::nearest_even>(std::bit_cast<std::uint32_t>(in[i]), 0, {}, flags);
-    out[i] = fp16::from_bits(static_cast<std::uint16_t>(r));
-  }
-  return flags;
-}
-
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() (an intentionally uninitialised
 // variable), which -Wmaybe-uninitialized reports once inlined here.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -328,6 +297,53 @@ template <rounding M>
   if constexpr (M == rounding::upward) return static_cast<__mmask16>(~_mm512_movepi32_mask(xb));
   else if constexpr (M == rounding::downward) return _mm512_movepi32_mask(xb);
   else return 0;
+}
+
+/// float -> binary16 with F16C on AVX2 in nearest even, toward zero, upward or downward (VCVTPS2PH's
+/// rounding immediate), the flags computed beside it per lane as in f16_flags_avx512: inexact where
+/// the result widened back differs from x, underflow where also |x| is below the tiny threshold of
+/// its lane's direction, overflow from the overflow threshold, invalid for a signaling NaN.
+template <rounding M>
+  requires(M == rounding::nearest_even || M == rounding::toward_zero || M == rounding::upward ||
+           M == rounding::downward)
+[[gnu::noinline, LIBFLOAT_TARGET_AVX2]] std::uint32_t f16_f16c_avx2(const float* in, fp16* out, std::size_t n) {
+  using T = f16c_mode<M>;
+  const mxcsr_guard guard;
+  const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
+  const __m256i qnan = _mm256_set1_epi32(0x7FC00000);
+  const __m256i over_trunc = _mm256_set1_epi32(static_cast<int>(T::over_trunc - 1));
+  const __m256i over_away = _mm256_set1_epi32(static_cast<int>(T::over_away - 1));
+  const __m256i tiny_trunc = _mm256_set1_epi32(static_cast<int>(T::tiny_trunc));
+  const __m256i tiny_away = _mm256_set1_epi32(static_cast<int>(T::tiny_away));
+  __m256i ne = _mm256_setzero_si256(), tiny_ne = ne, over = ne, snan = ne;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(in + i);
+    const __m128i h = _mm256_cvtps_ph(x, T::imm | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
+    const __m256i xb = _mm256_castps_si256(x);
+    const __m256i a = _mm256_and_si256(xb, absmask);  // >= 0 as a signed integer: signed compares work
+    // the lanes whose magnitude rounds away from zero (f16c_away_lanes): all ones there
+    __m256i away = _mm256_setzero_si256();
+    if constexpr (M == rounding::upward) away = _mm256_cmpgt_epi32(_mm256_setzero_si256(), _mm256_xor_si256(xb, _mm256_set1_epi32(-1)));
+    else if constexpr (M == rounding::downward) away = _mm256_srai_epi32(xb, 31);
+    const __m256i over_gt = _mm256_blendv_epi8(over_trunc, over_away, away);
+    const __m256i tiny_lt = _mm256_blendv_epi8(tiny_trunc, tiny_away, away);
+    const __m256i below_inf = _mm256_cmpgt_epi32(inf, a), above_inf = _mm256_cmpgt_epi32(a, inf);
+    const __m256i same = _mm256_cmpeq_epi32(_mm256_castps_si256(_mm256_cvtph_ps(h)), xb);
+    const __m256i d = _mm256_andnot_si256(same, below_inf);  // infinities widen back equal
+    ne = _mm256_or_si256(ne, d);
+    tiny_ne = _mm256_or_si256(tiny_ne, _mm256_and_si256(d, _mm256_cmpgt_epi32(tiny_lt, a)));
+    over = _mm256_or_si256(over, _mm256_and_si256(below_inf, _mm256_cmpgt_epi32(a, over_gt)));
+    snan = _mm256_or_si256(snan, _mm256_and_si256(above_inf, _mm256_cmpgt_epi32(qnan, a)));
+  }
+  std::uint32_t flags = f16_flags_from(!_mm256_testz_si256(ne, ne), !_mm256_testz_si256(tiny_ne, tiny_ne),
+                                       !_mm256_testz_si256(over, over), !_mm256_testz_si256(snan, snan));
+  for (; i < n; ++i) {  // the tail: the core's lane
+    const auto r = narrow_lane<binary16, binary32, M>(std::bit_cast<std::uint32_t>(in[i]), 0, {}, flags);
+    out[i] = fp16::from_bits(static_cast<std::uint16_t>(r));
+  }
+  return flags;
 }
 
 /// The complete flags of float -> binary16 in mode M over one block (see f16c_mode).
