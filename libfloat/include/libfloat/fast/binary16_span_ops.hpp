@@ -11,23 +11,24 @@
 // element raising a flag the core does not is caught).
 //
 // Why the result is the core's. Stage 1 (binary16_span_stage) forms, for finite operands (and a
-// nonzero divisor), a binary32 encoding v:
-//  - mul: a * b in binary32. Each operand is an integer A < 2^11 times 2^(e - 25) (e = max(biased
-//    exponent, 1)), made exactly as float(A) * 2^(e - 25); the product (A * B) * 2^(ea + eb - 50)
-//    has A * B < 2^22 and lies in [2^-48, 2^32) or is a zero: exact, a binary32 normal.
-//  - add, sub: a + b in binary64, exact (both are integer multiples of 2^-24 below 2^16, so the sum
-//    is S * 2^-24 with |S| < 2^41, and a nonzero sum is at least 2^-24), then rounded to odd at
-//    binary32 by integer operations on its encoding (truncate to 24 bits, OR a lost nonzero bit
-//    into the last one); an exact zero sum takes the sign IEEE 754-2019 §6.3 gives it (-0 only
-//    for -0 + -0, or under downward for opposite signs), not the hardware's.
-//  - div: a / b in binary64, then rounded to odd at binary32 as above. The binary64 quotient q' is
-//    not exact, but it is within 2^-52 |q| of the exact q (faithful in any hardware rounding
-//    direction), while a quotient of two 11-bit integers that is not itself a number of at most
-//    12 significant bits lies at least 2^-24 |q| from every such number (|A * 2^k - B * M| >= 1
-//    with B < 2^11). The binary16 values and the midpoints between them are such numbers, so q'
-//    lies strictly between the same two of them as q (or equals q when q is one), and so does its
-//    rounding to odd at 24 bits (which never lands on a 12-bit number when inexact: its last bit
-//    is 1). Hence rounding it to binary16 gives q's result and flags in every direction.
+// nonzero divisor), the binary32 encoding v of the exact result rounded to odd at binary32 (RO: the
+// result truncated to 24 significant bits, its last bit set when that was inexact). Each operand is
+// an integer A < 2^11 times 2^(e - 25) (e = max(biased exponent, 1)), made exactly as
+// float(A) * 2^(e - 25): a binary32 normal or zero. With MXCSR at its default (round to nearest even):
+//  - mul: x * y = (A * B) * 2^(ea + eb - 50) with A * B < 2^22, in [2^-48, 2^32) or a zero: exact
+//    in binary32, so v = x * y.
+//  - add, sub (sub: y negated, the core's rule for a finite y): s = RN(x + y) and its error
+//    e = (x + y) - s by Knuth's 2Sum (five more additions, exact in round to nearest; every value
+//    is a multiple of 2^-24 below 2^17, so nothing underflows or overflows). An exact zero sum
+//    takes the sign IEEE 754-2019 §6.3 gives it (-0 only for -0 + -0, or under downward for
+//    opposite signs).
+//  - div: q = RN(x / y) and the remainder r = x - q * y by an FMA, exact (the remainder of a
+//    correctly rounded quotient is a binary32 number when it is not below the normal range; here it
+//    is a multiple of ulp(q) * 2^-24 >= 2^-87, as |q| >= 2^-24 / 65504 > 2^-40); the exact
+//    quotient is q + r / y, above q when r and y have the same sign.
+// binary32_to_odd turns (s, e) or (q, r / y's sign) into RO: a correctly rounded value with a
+// nonzero error is the truncation or one step beyond it, so it is RO itself when its last bit is
+// 1, and otherwise RO is its odd neighbour on the error's side.
 // Stage 2 rounds v to binary16 with lf::convert's span kernel for the mode (proven on every binary32
 // input, fast/array_kernels.hpp). Rounding to odd at 24 >= 11 + 2 bits and then once more to
 // binary16 gives the same value and flags, tininess after rounding included, as rounding the exact
@@ -36,10 +37,9 @@
 // §7 ask for. A pair with a NaN or infinite operand (or, for div, a zero divisor) is marked in
 // stage 1, given v = +0 there (no flags), and recomputed by the core.
 //
-// Floating-point environment: add, sub and mul use only exact operations on normal values (and
-// exact integer-to-float conversions), which read no MXCSR state and raise no exception; div's
-// inexact binary64 division runs with the caller's MXCSR saved, set to its default (all exceptions
-// masked, no FTZ/DAZ) and restored, flags included (mxcsr_guard).
+// Floating-point environment: stage 1 runs with the caller's MXCSR saved, set to its default (round
+// to nearest even, all exceptions masked, no FTZ/DAZ) and restored, sticky flags included
+// (mxcsr_guard); stage 2's kernels do the same.
 #pragma once
 
 #include <bit>
@@ -68,27 +68,12 @@ LIBFLOAT_INLINE constexpr std::uint32_t binary16_exp1(std::uint32_t h) {
   const std::uint32_t be = (h >> 10) & 31u;
   return be + static_cast<std::uint32_t>(be == 0);
 }
-/// The value of h as a double: float(A) times the power of two 2^(e - 25) with h's sign, both exact.
-LIBFLOAT_INLINE double binary16_as_f64(std::uint32_t h) {
-  const std::uint64_t scale =
-      (static_cast<std::uint64_t>(binary16_exp1(h) + (1023 - 25)) << 52) | (static_cast<std::uint64_t>(h & 0x8000u) << 48);
-  return static_cast<double>(static_cast<std::int32_t>(binary16_sig(h))) * std::bit_cast<double>(scale);
-}
-/// The same as a float (every finite binary16 value is a binary32 normal or zero).
+/// The value of a binary16 encoding h read as finite, as a float (a binary32 normal or zero):
+/// float(A) times the power of two 2^(e - 25) with h's sign, both exact.
 LIBFLOAT_INLINE float binary16_as_f32(std::uint32_t h) {
   const std::uint32_t scale = ((binary16_exp1(h) + (127 - 25)) << 23) | ((h & 0x8000u) << 16);
   return static_cast<float>(static_cast<std::int32_t>(binary16_sig(h))) * std::bit_cast<float>(scale);
 }
-/// A double that is a zero or has |x| in binary32's normal range, rounded to odd at binary32: the
-/// top 24 significand bits, the last one ORed with whether any lower bit is set.
-LIBFLOAT_INLINE std::uint32_t binary32_odd_bits(double x) {
-  const std::uint64_t d = std::bit_cast<std::uint64_t>(x);
-  const std::uint64_t a = d & 0x7FFFFFFFFFFFFFFFu;
-  const auto sticky = static_cast<std::uint32_t>((a & 0x1FFFFFFFu) != 0);
-  const auto mag = static_cast<std::uint32_t>((a >> 29) - (std::uint64_t{1023 - 127} << 23)) | sticky;
-  return static_cast<std::uint32_t>((d >> 32) & 0x80000000u) | sel(a == 0, 0u, mag);
-}
-
 /// Whether stage 1 leaves the pair (x, y) to the core: a NaN or infinite operand, or a zero divisor.
 template <span_op O>
 LIBFLOAT_INLINE constexpr bool binary16_span_special(std::uint32_t x, std::uint32_t y) {
