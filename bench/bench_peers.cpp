@@ -11,7 +11,7 @@
 //   peers/<fmt>/<op>/<mode>/cpfloat      (fp16 add/mul/div only) cpf_addf etc. on the operands
 //                                        widened to float: whole arrays, no flags; for information
 //   peers/fp16/<op>/<mode>/libfloat_span[_avx2]
-//                                        (fp16 add/mul/div) lf::add(a, b, out, mode) etc. on the N
+//                                        (fp16 add/mul/div/fma) lf::add(a, b, out, mode) etc. on the N
 //                                        operand sets at once (core/array_arith.hpp), flags returned,
 //                                        the mode read once per call; _avx2 with lf::set_array_dispatch(avx2)
 //                                        (what an AVX2-only CPU runs); checked against the scalar loop
@@ -181,7 +181,8 @@ void bm_libfloat_span(benchmark::State& s, mode_info m, lf::array_dispatch path)
   const auto run = [&](lf::rounding r) {
     if constexpr (O == op::add) return lf::add(d.fa, d.fb, out, r);
     else if constexpr (O == op::mul) return lf::mul(d.fa, d.fb, out, r);
-    else return lf::div(d.fa, d.fb, out, r);
+    else if constexpr (O == op::div) return lf::div(d.fa, d.fb, out, r);
+    else return lf::fma(d.fa, d.fb, d.fc, out, r);
   };
   lf::status want{};
   std::size_t bad = 0;
@@ -482,8 +483,8 @@ void register_op(const std::string& fmt, const std::string& name) {
     const std::string base = "peers/" + fmt + "/" + name + "/" + mode_name(m.lf) + "/";
     benchmark::RegisterBenchmark((base + "libfloat").c_str(), bm_libfloat<F, O>, m);
     benchmark::RegisterBenchmark((base + "softfloat").c_str(), bm_softfloat<F, O>, m);
-    if constexpr (F == lf::binary16 && O != op::fma) {
-      benchmark::RegisterBenchmark((base + "cpfloat").c_str(), bm_cpfloat_binary, O, m);
+    if constexpr (F == lf::binary16) {
+      if constexpr (O != op::fma) benchmark::RegisterBenchmark((base + "cpfloat").c_str(), bm_cpfloat_binary, O, m);
       benchmark::RegisterBenchmark((base + "libfloat_span").c_str(), bm_libfloat_span<O>, m,
                                    lf::array_dispatch::automatic);
       if (lf::detail::is_avx512(lf::array_dispatch_in_use()))

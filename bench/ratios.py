@@ -155,13 +155,14 @@ def print_peers_ratios(med, ratio_row, headers, markdown):
     print("The same operations on spans: lf::add(a, b, out, mode) etc. on the 4096 operand sets, mode read once per call, "
           "flags returned, vs SoftFloat's loop:")
     rows = []
-    for op in ("add", "mul", "div"):
+    for op, target in (("add", 4.0), ("mul", 4.0), ("div", 4.0), ("fma", 2.0)):
         for mode in PEERS_MODES:
             base = f"peers/fp16/{op}/{mode}"
-            rows.append(ratio_row(f"{base}: libfloat_span / softfloat", f"{base}/libfloat_span", f"{base}/softfloat", 4.0))
+            rows.append(ratio_row(f"{base}: libfloat_span / softfloat", f"{base}/libfloat_span", f"{base}/softfloat",
+                                  target))
             if f"{base}/libfloat_span_avx2" in med:
                 rows.append(ratio_row(f"{base}: libfloat_span_avx2 / softfloat (AVX2 path)", f"{base}/libfloat_span_avx2",
-                                      f"{base}/softfloat", 4.0))
+                                      f"{base}/softfloat", target))
     print(table(rows, headers, markdown))
     print()
     print("Same libfloat loop vs CPFloat's array arithmetic cpf_addf/cpf_mulf/cpf_divf (no flags; for information):")

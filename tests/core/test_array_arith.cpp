@@ -1,4 +1,4 @@
-// lf::add / sub / mul / div on spans (core/array_arith.hpp): every element's bits and the span's flags
+// lf::add / sub / mul / div / fma on spans (core/array_arith.hpp): every element's bits and the span's flags
 // against the scalar operation, on every dispatch path the CPU has, in every rounding direction, with
 // NaNs, infinities, zeros and subnormals among the operands, spans that are not a multiple of the
 // kernels' block, in place (out = a, out = b), other formats and policies (the scalar loop), stochastic
@@ -20,13 +20,18 @@
 
 namespace {
 
-enum class op { add, sub, mul, div };
-constexpr op ops[] = {op::add, op::sub, op::mul, op::div};
+enum class op { add, sub, mul, div, fma };
+constexpr op ops[] = {op::add, op::sub, op::mul, op::div, op::fma};
 constexpr lf::rounding det_modes[] = {lf::rounding::nearest_even, lf::rounding::nearest_away, lf::rounding::toward_zero,
                                       lf::rounding::upward,       lf::rounding::downward,     lf::rounding::odd};
 constexpr lf::array_dispatch paths[] = {lf::array_dispatch::portable, lf::array_dispatch::avx2,
                                         lf::array_dispatch::avx512};
 
+/// fma's third operand: c, a fixed function of a and b (an encoding of the same format).
+template <lf::format F>
+lf::fp<F> third(lf::fp<F> a, lf::fp<F> b) {
+  return lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>((a.bits() * 7u) ^ (b.bits() >> 1)));
+}
 template <lf::format F>
 lf::fp<F> scalar(op o, lf::fp<F> a, lf::fp<F> b, const lf::env& e, lf::status* st) {
   switch (o) {
@@ -34,9 +39,11 @@ lf::fp<F> scalar(op o, lf::fp<F> a, lf::fp<F> b, const lf::env& e, lf::status* s
     case op::sub: return lf::sub(a, b, e, st);
     case op::mul: return lf::mul(a, b, e, st);
     case op::div: return lf::div(a, b, e, st);
+    case op::fma: return lf::fma(a, b, third<F>(a, b), e, st);
   }
   return {};
 }
+/// The span operation; for fma, c[i] = third(a[i], b[i]) (out may be a or b: c is made first).
 template <lf::format F>
 lf::status spans(op o, std::span<const lf::fp<F>> a, std::span<const lf::fp<F>> b, std::span<lf::fp<F>> out,
                  const lf::env& e) {
@@ -45,6 +52,11 @@ lf::status spans(op o, std::span<const lf::fp<F>> a, std::span<const lf::fp<F>> 
     case op::sub: return lf::sub<F>(a, b, out, e);
     case op::mul: return lf::mul<F>(a, b, out, e);
     case op::div: return lf::div<F>(a, b, out, e);
+    case op::fma: {
+      std::vector<lf::fp<F>> c(a.size());
+      for (std::size_t i = 0; i < a.size(); ++i) c[i] = third<F>(a[i], b[i]);
+      return lf::fma<F>(a, b, c, out, e);
+    }
   }
   return {};
 }
@@ -136,6 +148,21 @@ TEST_CASE("span arithmetic in place: out may be a or b") {
   }
 }
 
+TEST_CASE("span fma in place: out may be c (c = a * b + c)") {
+  const auto a = random_values<lf::binary16>(1000, 13), b = random_values<lf::binary16>(1000, 14),
+             c = random_values<lf::binary16>(1000, 15);
+  for (const auto path : paths) {
+    dispatch_scope scope(path);
+    if (lf::array_dispatch_in_use() != path) continue;
+    std::vector<lf::fp16> acc = c;
+    lf::status want{};
+    const lf::status got = lf::fma(a, b, acc, acc, lf::rounding::downward);
+    for (std::size_t i = 0; i < a.size(); ++i)
+      CHECK(acc[i].bits() == lf::fma(a[i], b[i], c[i], lf::rounding::downward, &want).bits());
+    CHECK(got == want);
+  }
+}
+
 TEST_CASE("span arithmetic in other formats and policies (the scalar loop)") {
   const lf::policy ftz{lf::tininess::after_rounding, lf::subnormal_results::flush_to_zero,
                        lf::subnormal_inputs::treat_as_zero, lf::overflow_policy::saturate};
@@ -174,6 +201,8 @@ TEST_CASE("span arithmetic errors: sizes, stochastic without a source") {
   CHECK_THROWS_WITH_AS(lf::add(a, b, out), doctest::Contains("lf::add: the operand spans have 10 and 9 elements"),
                        std::invalid_argument);
   CHECK_THROWS_AS(lf::div(a, a, std::span(out).first(3)), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(lf::fma(a, a, b, out), doctest::Contains("lf::fma: the operand spans have 10, 10 and 9 elements"),
+                       std::invalid_argument);
   CHECK(out[0].bits() == lf::fp16{1.0}.bits());  // nothing written
   CHECK_THROWS_WITH_AS(lf::mul(a, a, out, lf::rounding::stochastic), doctest::Contains("lf::stochastic_source"),
                        std::invalid_argument);

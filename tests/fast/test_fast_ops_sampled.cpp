@@ -23,7 +23,12 @@
 //     exact result is zero or a few units of the product's last bit (exact zeros and their signs);
 //   - through the public entry points: lf::fma(lf::binary16, a, b, c, env{mode}, st) on the same
 //     triples, and lf::fma(fp16, fp16, fp16, mode, &st) on every 61st; and NaN or infinite operands,
-//     which the fast path must decline (the core answers, invalid for 0 * inf).
+//     which the fast path must decline (the core answers, invalid for 0 * inf);
+//   - the span operation lf::fma(a, b, c, out, mode) (core/array_arith.hpp; on the AVX2 and AVX-512
+//     paths the kernel of fast/binary16_span_ops.hpp, whose argument does not rest on the far-product
+//     cut) on all the same triples, on each vector path the CPU has (one it lacks is reported
+//     skipped), grouped by the core's flags: every element's bits, and each group's span flags
+//     exactly its core flags.
 // The fast path must take exactly the triples of finite operands (counted), so it cannot silently
 // hand everything to the core.
 // The random fractions come from a seed that changes every day (LIBFLOAT_PROOF_PART, as the
@@ -39,6 +44,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -51,8 +57,10 @@ std::string hex16(std::uint64_t v) {
 }
 
 struct tally {
-  std::uint64_t triples = 0, finite = 0, taken = 0, typed = 0, mismatches = 0;
+  std::uint64_t triples = 0, finite = 0, taken = 0, typed = 0, mismatches = 0, spans = 0;
   std::string first;
+  std::vector<std::uint16_t> a, b, c, want;  // every triple and the core's result, for the span check
+  std::vector<std::uint8_t> flags;
   void note(const std::string& what) {
     if (mismatches++ == 0) first = what;
   }
@@ -74,6 +82,11 @@ void check(u32 a, u32 b, u32 c, bool with_typed, tally& t) {
   lf::status ws{}, gs{}, fs{};
   const lf::bits_t want = lf::detail::fma_inline<lf::binary16>(lf::binary16, a, b, c, e, ws);
   ++t.triples;
+  t.a.push_back(static_cast<std::uint16_t>(a));
+  t.b.push_back(static_cast<std::uint16_t>(b));
+  t.c.push_back(static_cast<std::uint16_t>(c));
+  t.want.push_back(static_cast<std::uint16_t>(want));
+  t.flags.push_back(lf::to_bits(ws));
   const lf::bits_t got = lf::fma(lf::binary16, a, b, c, e, gs);
   if (got != want || gs != ws) t.note(describe("entry", a, b, c, got, gs, want, ws));
   t.finite += finite16(a) && finite16(b) && finite16(c);
@@ -129,6 +142,39 @@ void check_mode(std::mt19937_64& rng, int fractions, tally& t) {
   }
 }
 
+/// lf::fma on spans over every triple t collected, on each vector path, grouped by the core's flags.
+void check_fma_spans(lf::rounding m, tally& t) {
+  std::vector<std::vector<lf::fp16>> ga(32), gb(32), gc(32);
+  std::vector<std::vector<std::uint16_t>> gw(32);
+  const auto h = [](std::uint16_t x) { return lf::fp16::from_bits(x); };
+  for (std::size_t i = 0; i < t.a.size(); ++i) {
+    const int f = t.flags[i];
+    ga[f].push_back(h(t.a[i]));
+    gb[f].push_back(h(t.b[i]));
+    gc[f].push_back(h(t.c[i]));
+    gw[f].push_back(t.want[i]);
+  }
+  for (const auto path : {lf::array_dispatch::avx2, lf::array_dispatch::avx512}) {
+    const auto previous = lf::set_array_dispatch(path);
+    const bool have = lf::array_dispatch_in_use() == path;
+    if (have)
+      for (int f = 0; f < 32; ++f) {
+        std::vector<lf::fp16> out(ga[f].size());
+        const lf::status st = lf::fma(ga[f], gb[f], gc[f], out, m);
+        if (!ga[f].empty() && lf::to_bits(st) != f)
+          t.note(std::string("span ") + lf::array_dispatch_name(path) + ": group with core flags " + std::to_string(f) +
+                 ": flags " + std::to_string(lf::to_bits(st)));
+        for (std::size_t k = 0; k < out.size(); ++k)
+          if (out[k].bits() != gw[f][k])
+            t.note(describe((std::string("span ") + lf::array_dispatch_name(path)).c_str(), ga[f][k].bits(),
+                            gb[f][k].bits(), gc[f][k].bits(), out[k].bits(), static_cast<lf::status>(f), gw[f][k],
+                            static_cast<lf::status>(f)));
+        t.spans += out.size();
+      }
+    lf::set_array_dispatch(previous);
+  }
+}
+
 constexpr lf::rounding modes[] = {lf::rounding::nearest_even, lf::rounding::nearest_away, lf::rounding::toward_zero,
                                   lf::rounding::upward,       lf::rounding::downward,     lf::rounding::odd};
 
@@ -137,6 +183,7 @@ void check_modes(std::uint64_t seed, int fractions, tally (&t)[6]) {
   if constexpr (I < 6) {
     std::mt19937_64 rng(seed * 6 + I);
     check_mode<modes[I]>(rng, fractions, t[I]);
+    check_fma_spans(modes[I], t[I]);
     check_modes<I + 1>(seed, fractions, t);
   }
 }
@@ -236,7 +283,17 @@ TEST_CASE("binary32 mul fast path == core: every exponent pair and sign, non-fin
 
 TEST_CASE("binary16 fma fast path == core: every exponent triple and sign, cancellation, non-finite operands") {
   const sample s = todays_sample("binary16 fma");
+  for (const auto path : {lf::array_dispatch::avx2, lf::array_dispatch::avx512}) {
+    const auto previous = lf::set_array_dispatch(path);
+    std::printf("  span fma, path %s: %s\n", lf::array_dispatch_name(path),
+                lf::array_dispatch_in_use() == path ? "checked" : "SKIPPED: not on this CPU");
+    lf::set_array_dispatch(previous);
+  }
   tally t[6];
   check_modes(s.seed, s.fractions, t);
   verdict(t, 29791u * 8u * static_cast<std::uint64_t>(s.fractions));
+  const auto previous = lf::set_array_dispatch(lf::array_dispatch::avx2);
+  if (lf::array_dispatch_in_use() == lf::array_dispatch::avx2)
+    for (const tally& x : t) CHECK(x.spans >= x.triples);  // every triple on the vector path(s)
+  lf::set_array_dispatch(previous);
 }

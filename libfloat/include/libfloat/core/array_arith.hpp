@@ -1,15 +1,16 @@
-// libfloat/core/array_arith.hpp: element-wise add, sub, mul and div on spans, the way a simulator runs
-// a vector of operations: lf::add(a, b, out, e) writes out[i] = a[i] + b[i] rounded under e, exactly
-// as the scalar lf::add(a[i], b[i], e) rounds it (same bits, same flags), and returns the OR of every
-// element's flags.
+// libfloat/core/array_arith.hpp: element-wise add, sub, mul, div and fma on spans, the way a simulator
+// runs a vector of operations: lf::add(a, b, out, e) writes out[i] = a[i] + b[i] rounded under e,
+// exactly as the scalar lf::add(a[i], b[i], e) rounds it (same bits, same flags), and returns the OR
+// of every element's flags; lf::fma(a, b, c, out, e) likewise with out[i] = a[i] * b[i] + c[i].
 //
 // binary16 under the default policy, in a deterministic rounding direction, runs the vector kernels
 // of fast/binary16_span_ops.hpp on the AVX2 and AVX-512 paths (lf::set_array_dispatch forces a path;
 // all give the same bits); everything else (other formats and policies, stochastic rounding, the
 // portable path, the last partial block) runs the scalar operation element by element.
 //
-// Spans: a, b and out must have the same size, otherwise std::invalid_argument is thrown (nothing
-// is written). out may be a or b itself (in place); other overlaps are not allowed.
+// Spans: the operand spans and out must have the same size, otherwise std::invalid_argument is
+// thrown (nothing is written). out may be one of the operands itself (in place); other overlaps are
+// not allowed.
 // rounding::stochastic through a rounding or env throws std::invalid_argument: pass an
 // lf::stochastic_source, which gives element i the random bits source.bits(position + i) and
 // advances position by the size, as lf::convert does.
@@ -31,79 +32,103 @@
 namespace lf {
 namespace detail {
 
-inline void check_span_sizes(const char* function, std::size_t a, std::size_t b, std::size_t out) {
-  if (a != b || a != out)
-    throw std::invalid_argument(std::string(function) + ": the operand spans have " + std::to_string(a) + " and " +
-                                std::to_string(b) + " elements and the output span " + std::to_string(out) +
-                                "; all three must have the same size");
+/// a, b (and for fma c) and out must have one size. fma: whether c is an operand.
+inline void check_span_sizes(const char* function, std::size_t a, std::size_t b, std::size_t c, std::size_t out,
+                             bool fma) {
+  if (a == b && (!fma || a == c) && a == out) return;
+  const std::string operands = fma ? std::to_string(a) + ", " + std::to_string(b) + " and " + std::to_string(c)
+                                   : std::to_string(a) + " and " + std::to_string(b);
+  throw std::invalid_argument(std::string(function) + ": the operand spans have " + operands +
+                              " elements and the output span " + std::to_string(out) +
+                              "; all must have the same size");
 }
 
 constexpr const char* span_op_name(span_op o) {
-  return o == span_op::add ? "lf::add" : o == span_op::sub ? "lf::sub" : o == span_op::mul ? "lf::mul" : "lf::div";
+  switch (o) {
+    case span_op::add: return "lf::add";
+    case span_op::sub: return "lf::sub";
+    case span_op::mul: return "lf::mul";
+    case span_op::div: return "lf::div";
+    case span_op::fma: return "lf::fma";
+  }
+  return "?";
 }
 
-/// The scalar operation (fp.hpp's typed free functions).
+/// The scalar operation (fp.hpp's typed free functions); c is read by fma only.
 template <span_op O, format F>
-LIBFLOAT_INLINE fp<F> scalar_op(fp<F> a, fp<F> b, const env& e, status* st) {
+LIBFLOAT_INLINE fp<F> scalar_op(fp<F> a, fp<F> b, fp<F> c, const env& e, status* st) {
   if constexpr (O == span_op::add) return add(a, b, e, st);
   else if constexpr (O == span_op::sub) return sub(a, b, e, st);
   else if constexpr (O == span_op::mul) return mul(a, b, e, st);
-  else return div(a, b, e, st);
+  else if constexpr (O == span_op::div) return div(a, b, e, st);
+  else return fma(a, b, c, e, st);
 }
 
-/// out[i] = a[i] O b[i] by the scalar operation in mode M (a constant, so the operation's switch on
-/// the mode folds away); for stochastic rounding element i takes stochastic_bits(seed, position + i).
+/// The operands of one call: c is null except for fma.
+template <format F>
+struct span_args {
+  const fp<F>* a;
+  const fp<F>* b;
+  const fp<F>* c;
+  fp<F>* out;
+  fp<F> third(std::size_t i) const { return c == nullptr ? fp<F>{} : c[i]; }
+  span_args from(std::size_t k) const { return {a + k, b + k, c == nullptr ? nullptr : c + k, out + k}; }
+};
+
+/// out[i] = a[i] O b[i] (fma: a[i] * b[i] + c[i]) by the scalar operation in mode M (a constant, so
+/// the operation's switch on the mode folds away); for stochastic rounding element i takes
+/// stochastic_bits(seed, position + i).
 template <span_op O, format F, rounding M>
-status span_op_loop(const fp<F>* a, const fp<F>* b, fp<F>* out, std::size_t n, const policy& p, std::uint64_t seed,
-                    std::uint64_t position) {
+status span_op_loop(span_args<F> s, std::size_t n, const policy& p, std::uint64_t seed, std::uint64_t position) {
   status st{};
   env e{M, p};
   for (std::size_t i = 0; i < n; ++i) {
     if constexpr (M == rounding::stochastic) e.random = stochastic_bits(seed, position + i);
-    out[i] = scalar_op<O, F>(a[i], b[i], e, &st);
+    s.out[i] = scalar_op<O, F>(s.a[i], s.b[i], s.third(i), e, &st);
   }
   return st;
 }
 template <span_op O, format F>
-status span_op_scalar(const fp<F>* a, const fp<F>* b, fp<F>* out, std::size_t n, const env& e, std::uint64_t seed,
-                      std::uint64_t position) {
+status span_op_scalar(span_args<F> s, std::size_t n, const env& e, std::uint64_t seed, std::uint64_t position) {
   switch (e.mode) {
-    case rounding::nearest_even: return span_op_loop<O, F, rounding::nearest_even>(a, b, out, n, e.policy, seed, position);
-    case rounding::nearest_away: return span_op_loop<O, F, rounding::nearest_away>(a, b, out, n, e.policy, seed, position);
-    case rounding::toward_zero: return span_op_loop<O, F, rounding::toward_zero>(a, b, out, n, e.policy, seed, position);
-    case rounding::upward: return span_op_loop<O, F, rounding::upward>(a, b, out, n, e.policy, seed, position);
-    case rounding::downward: return span_op_loop<O, F, rounding::downward>(a, b, out, n, e.policy, seed, position);
-    case rounding::odd: return span_op_loop<O, F, rounding::odd>(a, b, out, n, e.policy, seed, position);
+    case rounding::nearest_even: return span_op_loop<O, F, rounding::nearest_even>(s, n, e.policy, seed, position);
+    case rounding::nearest_away: return span_op_loop<O, F, rounding::nearest_away>(s, n, e.policy, seed, position);
+    case rounding::toward_zero: return span_op_loop<O, F, rounding::toward_zero>(s, n, e.policy, seed, position);
+    case rounding::upward: return span_op_loop<O, F, rounding::upward>(s, n, e.policy, seed, position);
+    case rounding::downward: return span_op_loop<O, F, rounding::downward>(s, n, e.policy, seed, position);
+    case rounding::odd: return span_op_loop<O, F, rounding::odd>(s, n, e.policy, seed, position);
     case rounding::stochastic: break;
   }
-  return span_op_loop<O, F, rounding::stochastic>(a, b, out, n, e.policy, seed, position);
+  return span_op_loop<O, F, rounding::stochastic>(s, n, e.policy, seed, position);
 }
 
 #if defined(LIBFLOAT_ARRAY_X86)
 /// The whole blocks of [0, n) through fast/binary16_span_ops.hpp on an AVX2 or AVX-512 path: stage 1
-/// into a binary32 buffer, the pairs it marks by the core (before anything is written: out may be
-/// a or b), the buffer rounded to binary16 by lf::convert's kernel for M. Returns the ORed flags.
+/// into a binary32 buffer, the operands it marks by the core (before anything is written: out may
+/// be an operand), the buffer rounded to binary16 by lf::convert's kernel for M. Returns the ORed
+/// flags.
 template <span_op O, rounding M>
-std::uint32_t binary16_span_blocks(const fp16* a, const fp16* b, fp16* out, std::size_t n, array_dispatch path) {
+std::uint32_t binary16_span_blocks(span_args<binary16> s, std::size_t n, array_dispatch path) {
   constexpr std::size_t B = binary16_span_block;
   alignas(64) float v[B];
   fp16 fixed[B];
   std::uint32_t flags = 0;
   for (std::size_t i = 0; i + B <= n; i += B) {
-    const bool any = is_avx512(path) ? binary16_span_stage_avx512<O, M>(a + i, b + i, v)
-                                     : binary16_span_stage_avx2<O, M>(a + i, b + i, v);
+    const span_args<binary16> blk = s.from(i);
+    const bool any = is_avx512(path) ? binary16_span_stage_avx512<O, M>(blk.a, blk.b, blk.c, v)
+                                     : binary16_span_stage_avx2<O, M>(blk.a, blk.b, blk.c, v);
     status st{};
-    std::uint64_t marked[B / 64]{};  // which pairs the core took (read before out is written)
+    std::uint64_t marked[B / 64]{};  // which elements the core took (read before out is written)
     if (any)
       for (std::size_t j = 0; j < B; ++j)
-        if (binary16_span_special<O>(a[i + j].bits(), b[i + j].bits())) {
-          fixed[j] = scalar_op<O, binary16>(a[i + j], b[i + j], env{M}, &st);
+        if (binary16_span_special<O>(blk.a[j].bits(), blk.b[j].bits(), blk.third(j).bits())) {
+          fixed[j] = scalar_op<O, binary16>(blk.a[j], blk.b[j], blk.third(j), env{M}, &st);
           marked[j / 64] |= std::uint64_t{1} << (j % 64);
         }
-    flags |= narrow_dispatch<binary16, binary32, M>(v, out + i, B, lane_policy{}, 0, 0);
+    flags |= narrow_dispatch<binary16, binary32, M>(v, blk.out, B, lane_policy{}, 0, 0);
     if (any)
       for (std::size_t j = 0; j < B; ++j)
-        if ((marked[j / 64] >> (j % 64)) & 1u) out[i + j] = fixed[j];
+        if ((marked[j / 64] >> (j % 64)) & 1u) blk.out[j] = fixed[j];
     flags |= to_bits(st);
   }
   return flags;
@@ -111,90 +136,114 @@ std::uint32_t binary16_span_blocks(const fp16* a, const fp16* b, fp16* out, std:
 #endif
 
 template <span_op O, format F>
-status span_op_checked(std::span<const fp<F>> a, std::span<const fp<F>> b, std::span<fp<F>> out, const env& e,
-                       std::uint64_t seed, std::uint64_t position) {
-  check_span_sizes(span_op_name(O), a.size(), b.size(), out.size());
-  const std::size_t n = out.size();
+status span_op_run(span_args<F> s, std::size_t n, const env& e, std::uint64_t seed, std::uint64_t position) {
   std::size_t done = 0;
   std::uint32_t fl = 0;
 #if defined(LIBFLOAT_ARRAY_X86)
   if constexpr (F == binary16) {
     const array_dispatch path = array_dispatch_in_use();
     if (default_policy(e) && (path == array_dispatch::avx2 || is_avx512(path))) {
-      const fp16 *pa = a.data(), *pb = b.data();
-      fp16* po = out.data();
       done = n - n % binary16_span_block;
       switch (e.mode) {
-        case rounding::nearest_even: fl = binary16_span_blocks<O, rounding::nearest_even>(pa, pb, po, n, path); break;
-        case rounding::nearest_away: fl = binary16_span_blocks<O, rounding::nearest_away>(pa, pb, po, n, path); break;
-        case rounding::toward_zero: fl = binary16_span_blocks<O, rounding::toward_zero>(pa, pb, po, n, path); break;
-        case rounding::upward: fl = binary16_span_blocks<O, rounding::upward>(pa, pb, po, n, path); break;
-        case rounding::downward: fl = binary16_span_blocks<O, rounding::downward>(pa, pb, po, n, path); break;
-        case rounding::odd: fl = binary16_span_blocks<O, rounding::odd>(pa, pb, po, n, path); break;
+        case rounding::nearest_even: fl = binary16_span_blocks<O, rounding::nearest_even>(s, n, path); break;
+        case rounding::nearest_away: fl = binary16_span_blocks<O, rounding::nearest_away>(s, n, path); break;
+        case rounding::toward_zero: fl = binary16_span_blocks<O, rounding::toward_zero>(s, n, path); break;
+        case rounding::upward: fl = binary16_span_blocks<O, rounding::upward>(s, n, path); break;
+        case rounding::downward: fl = binary16_span_blocks<O, rounding::downward>(s, n, path); break;
+        case rounding::odd: fl = binary16_span_blocks<O, rounding::odd>(s, n, path); break;
         case rounding::stochastic: done = 0; break;  // the scalar operation, with a source's bits
       }
     }
   }
 #endif
-  return static_cast<status>(fl) |
-         span_op_scalar<O, F>(a.data() + done, b.data() + done, out.data() + done, n - done, e, seed, position + done);
+  return static_cast<status>(fl) | span_op_scalar<O, F>(s.from(done), n - done, e, seed, position + done);
 }
 
+/// Checks the sizes (c empty except for fma) and the mode, then runs.
 template <span_op O, format F>
-status span_op_env(std::span<const fp<F>> a, std::span<const fp<F>> b, std::span<fp<F>> out, const env& e) {
+status span_op_env(std::span<const fp<F>> a, std::span<const fp<F>> b, std::span<const fp<F>> c, std::span<fp<F>> out,
+                   const env& e) {
+  check_span_sizes(span_op_name(O), a.size(), b.size(), c.size(), out.size(), O == span_op::fma);
   check_not_stochastic(span_op_name(O), e.mode);
-  return span_op_checked<O, F>(a, b, out, e, 0, 0);
+  return span_op_run<O, F>({a.data(), b.data(), O == span_op::fma ? c.data() : nullptr, out.data()}, out.size(), e, 0, 0);
 }
 template <span_op O, format F>
-status span_op_source(std::span<const fp<F>> a, std::span<const fp<F>> b, std::span<fp<F>> out, stochastic_source& s,
-                      const policy& p) {
-  const status st = span_op_checked<O, F>(a, b, out, env{rounding::stochastic, p}, s.seed, s.position);
-  s.position += out.size();
+status span_op_source(std::span<const fp<F>> a, std::span<const fp<F>> b, std::span<const fp<F>> c,
+                      std::span<fp<F>> out, stochastic_source& src, const policy& p) {
+  check_span_sizes(span_op_name(O), a.size(), b.size(), c.size(), out.size(), O == span_op::fma);
+  const status st = span_op_run<O, F>({a.data(), b.data(), O == span_op::fma ? c.data() : nullptr, out.data()},
+                                      out.size(), env{rounding::stochastic, p}, src.seed, src.position);
+  src.position += out.size();
   return st;
 }
 
 }  // namespace detail
 
-// out[i] = a[i] op b[i], each rounded as the scalar operation rounds it; returns the OR of the
-// flags. Any lf::fp<F> through the templates (spans of const fp<F> for a and b); the named types
-// below also take anything that converts to a span (std::vector, arrays).
+// out[i] = a[i] op b[i] (fma: a[i] * b[i] + c[i], rounded once), each rounded as the scalar operation
+// rounds it; returns the OR of the flags. Any lf::fp<F> through the templates (spans of const fp<F>
+// for the operands); the named types below also take anything that converts to a span (std::vector,
+// arrays).
 #define LIBFLOAT_SPAN_OP(name, O)                                                                               \
   template <format F>                                                                                           \
   status name(std::span<const fp<F>> a, std::span<const fp<F>> b, std::span<fp<F>> out, const env& e = {}) {    \
-    return detail::span_op_env<O, F>(a, b, out, e);                                                             \
+    return detail::span_op_env<O, F>(a, b, {}, out, e);                                                         \
   }                                                                                                             \
   template <format F>                                                                                           \
   status name(std::span<const fp<F>> a, std::span<const fp<F>> b, std::span<fp<F>> out, stochastic_source& s,   \
               const policy& p = {}) {                                                                           \
-    return detail::span_op_source<O, F>(a, b, out, s, p);                                                       \
+    return detail::span_op_source<O, F>(a, b, {}, out, s, p);                                                   \
   }
 LIBFLOAT_SPAN_OP(add, detail::span_op::add)
 LIBFLOAT_SPAN_OP(sub, detail::span_op::sub)
 LIBFLOAT_SPAN_OP(mul, detail::span_op::mul)
 LIBFLOAT_SPAN_OP(div, detail::span_op::div)
 #undef LIBFLOAT_SPAN_OP
+template <format F>
+status fma(std::span<const fp<F>> a, std::span<const fp<F>> b, std::span<const fp<F>> c, std::span<fp<F>> out,
+           const env& e = {}) {
+  return detail::span_op_env<detail::span_op::fma, F>(a, b, c, out, e);
+}
+template <format F>
+status fma(std::span<const fp<F>> a, std::span<const fp<F>> b, std::span<const fp<F>> c, std::span<fp<F>> out,
+           stochastic_source& s, const policy& p = {}) {
+  return detail::span_op_source<detail::span_op::fma, F>(a, b, c, out, s, p);
+}
 
 // (Function templates with a defaulted, never deduced parameter, as in core/array.hpp: called as
 // plain functions, instantiated only where called.)
 #define LIBFLOAT_SPAN_OP_NAMED(name, O, T)                                                                          \
   template <class = void>                                                                                           \
   status name(std::span<const T> a, std::span<const T> b, std::span<T> out, rounding r = rounding::nearest_even) {  \
-    return detail::span_op_env<O, T::fmt>(a, b, out, env{r});                                                       \
+    return detail::span_op_env<O, T::fmt>(a, b, {}, out, env{r});                                                   \
   }                                                                                                                 \
   template <class = void>                                                                                           \
   status name(std::span<const T> a, std::span<const T> b, std::span<T> out, const env& e) {                         \
-    return detail::span_op_env<O, T::fmt>(a, b, out, e);                                                            \
+    return detail::span_op_env<O, T::fmt>(a, b, {}, out, e);                                                        \
   }                                                                                                                 \
   template <class = void>                                                                                           \
   status name(std::span<const T> a, std::span<const T> b, std::span<T> out, stochastic_source& s,                   \
               const policy& p = {}) {                                                                               \
-    return detail::span_op_source<O, T::fmt>(a, b, out, s, p);                                                      \
+    return detail::span_op_source<O, T::fmt>(a, b, {}, out, s, p);                                                  \
   }
-#define LIBFLOAT_SPAN_OPS_NAMED(T)                              \
-  LIBFLOAT_SPAN_OP_NAMED(add, detail::span_op::add, T)          \
-  LIBFLOAT_SPAN_OP_NAMED(sub, detail::span_op::sub, T)          \
-  LIBFLOAT_SPAN_OP_NAMED(mul, detail::span_op::mul, T)          \
-  LIBFLOAT_SPAN_OP_NAMED(div, detail::span_op::div, T)
+#define LIBFLOAT_SPAN_OPS_NAMED(T)                                                                                  \
+  LIBFLOAT_SPAN_OP_NAMED(add, detail::span_op::add, T)                                                              \
+  LIBFLOAT_SPAN_OP_NAMED(sub, detail::span_op::sub, T)                                                              \
+  LIBFLOAT_SPAN_OP_NAMED(mul, detail::span_op::mul, T)                                                              \
+  LIBFLOAT_SPAN_OP_NAMED(div, detail::span_op::div, T)                                                              \
+  template <class = void>                                                                                           \
+  status fma(std::span<const T> a, std::span<const T> b, std::span<const T> c, std::span<T> out,                    \
+             rounding r = rounding::nearest_even) {                                                                 \
+    return detail::span_op_env<detail::span_op::fma, T::fmt>(a, b, c, out, env{r});                                 \
+  }                                                                                                                 \
+  template <class = void>                                                                                           \
+  status fma(std::span<const T> a, std::span<const T> b, std::span<const T> c, std::span<T> out, const env& e) {    \
+    return detail::span_op_env<detail::span_op::fma, T::fmt>(a, b, c, out, e);                                      \
+  }                                                                                                                 \
+  template <class = void>                                                                                           \
+  status fma(std::span<const T> a, std::span<const T> b, std::span<const T> c, std::span<T> out,                    \
+             stochastic_source& s, const policy& p = {}) {                                                          \
+    return detail::span_op_source<detail::span_op::fma, T::fmt>(a, b, c, out, s, p);                                \
+  }
 LIBFLOAT_SPAN_OPS_NAMED(fp16)
 LIBFLOAT_SPAN_OPS_NAMED(bf16)
 LIBFLOAT_SPAN_OPS_NAMED(tf32)
