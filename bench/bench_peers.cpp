@@ -10,8 +10,8 @@
 //                                        collected in softfloat_exceptionFlags
 //   peers/<fmt>/<op>/<mode>/cpfloat      (fp16 add/mul/div only) cpf_addf etc. on the operands
 //                                        widened to float: whole arrays, no flags; for information
-//   peers/fp16/<op>/<mode>/libfloat_span[_avx2]
-//                                        (fp16 add/mul/div/fma) lf::add(a, b, out, mode) etc. on the N
+//   peers/<fmt>/<op>/<mode>/libfloat_span[_avx2]
+//                                        lf::add(a, b, out, mode) etc. on the N
 //                                        operand sets at once (core/array_arith.hpp), flags returned,
 //                                        the mode read once per call; _avx2 with lf::set_array_dispatch(avx2)
 //                                        (what an AVX2-only CPU runs); checked against the scalar loop
@@ -171,10 +171,10 @@ void bm_libfloat(benchmark::State& s, mode_info m) {
 
 /// lf::add / mul / div on the whole operand spans, the mode read from the simulator's register once
 /// per call. Before timing, every element and the flags are compared with the scalar loop's.
-template <op O>
+template <lf::format F, op O>
 void bm_libfloat_span(benchmark::State& s, mode_info m, lf::array_dispatch path) {
-  const auto& d = operands<lf::binary16>();
-  std::vector<lf::fp16> out(N);
+  const auto& d = operands<F>();
+  std::vector<lf::fp<F>> out(N);
   const auto previous = lf::set_array_dispatch(path);
   s.SetLabel(lf::array_dispatch_name(lf::array_dispatch_in_use()));
   g_mode = m.lf;
@@ -188,7 +188,7 @@ void bm_libfloat_span(benchmark::State& s, mode_info m, lf::array_dispatch path)
   std::size_t bad = 0;
   const lf::status got = run(m.lf);
   for (std::size_t i = 0; i < N; ++i)
-    bad += lf_op<lf::binary16, O>(d.fa[i], d.fb[i], d.fc[i], m.lf, &want).bits() != out[i].bits();
+    bad += lf_op<F, O>(d.fa[i], d.fb[i], d.fc[i], m.lf, &want).bits() != out[i].bits();
   if (bad != 0 || got != want) {
     lf::set_array_dispatch(previous);
     s.SkipWithError(("span operation differs from the scalar loop: " + std::to_string(bad) + " elements, flags " +
@@ -483,14 +483,13 @@ void register_op(const std::string& fmt, const std::string& name) {
     const std::string base = "peers/" + fmt + "/" + name + "/" + mode_name(m.lf) + "/";
     benchmark::RegisterBenchmark((base + "libfloat").c_str(), bm_libfloat<F, O>, m);
     benchmark::RegisterBenchmark((base + "softfloat").c_str(), bm_softfloat<F, O>, m);
-    if constexpr (F == lf::binary16) {
-      if constexpr (O != op::fma) benchmark::RegisterBenchmark((base + "cpfloat").c_str(), bm_cpfloat_binary, O, m);
-      benchmark::RegisterBenchmark((base + "libfloat_span").c_str(), bm_libfloat_span<O>, m,
-                                   lf::array_dispatch::automatic);
-      if (lf::detail::is_avx512(lf::array_dispatch_in_use()))
-        benchmark::RegisterBenchmark((base + "libfloat_span_avx2").c_str(), bm_libfloat_span<O>, m,
-                                     lf::array_dispatch::avx2);
-    }
+    if constexpr (F == lf::binary16 && O != op::fma)
+      benchmark::RegisterBenchmark((base + "cpfloat").c_str(), bm_cpfloat_binary, O, m);
+    benchmark::RegisterBenchmark((base + "libfloat_span").c_str(), bm_libfloat_span<F, O>, m,
+                                 lf::array_dispatch::automatic);
+    if (F == lf::binary16 && lf::detail::is_avx512(lf::array_dispatch_in_use()))
+      benchmark::RegisterBenchmark((base + "libfloat_span_avx2").c_str(), bm_libfloat_span<F, O>, m,
+                                   lf::array_dispatch::avx2);
   }
 }
 

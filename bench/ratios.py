@@ -155,9 +155,10 @@ def print_peers_ratios(med, ratio_row, headers, markdown):
     print("The same operations on spans: lf::add(a, b, out, mode) etc. on the 4096 operand sets, mode read once per call, "
           "flags returned, vs SoftFloat's loop:")
     rows = []
-    for op, target in (("add", 4.0), ("mul", 4.0), ("div", 4.0), ("fma", 2.0)):
+    for fmt, op, target in (("fp16", "add", 4.0), ("fp16", "mul", 4.0), ("fp16", "div", 4.0), ("fp16", "fma", 2.0),
+                            ("fp32", "mul", 2.0)):
         for mode in PEERS_MODES:
-            base = f"peers/fp16/{op}/{mode}"
+            base = f"peers/{fmt}/{op}/{mode}"
             rows.append(ratio_row(f"{base}: libfloat_span / softfloat", f"{base}/libfloat_span", f"{base}/softfloat",
                                   target))
             if f"{base}/libfloat_span_avx2" in med:

@@ -144,9 +144,7 @@ std::uint32_t narrow_dispatch(const T* in, fp<F>* out, std::size_t n, lane_polic
                  M == rounding::downward || M == rounding::odd || M == rounding::nearest_away)) {
     if (pol.is_default()) {
       if (is_avx512(path)) return f16_f16c_avx512<M>(in, out, n);
-      if constexpr (M == rounding::nearest_even || M == rounding::toward_zero || M == rounding::upward ||
-                    M == rounding::downward)
-        if (path == array_dispatch::avx2) return f16_f16c_avx2<M>(in, out, n);
+      if (path == array_dispatch::avx2) return f16_f16c_avx2<M>(in, out, n);
     }
   }
 #endif

@@ -5,8 +5,9 @@
 //
 // binary16 under the default policy, in a deterministic rounding direction, runs the vector kernels
 // of fast/binary16_span_ops.hpp on the AVX2 and AVX-512 paths (lf::set_array_dispatch forces a path;
-// all give the same bits); everything else (other formats and policies, stochastic rounding, the
-// portable path, the last partial block) runs the scalar operation element by element.
+// all give the same bits); on the portable path, and for the last partial block, binary16 and
+// binary32 mul there run fast/binary16_ops.hpp's scalar fast paths inline in the loop; everything
+// else (other formats and policies, stochastic rounding) runs the scalar operation element by element.
 //
 // Spans: the operand spans and out must have the same size, otherwise std::invalid_argument is
 // thrown (nothing is written). out may be one of the operands itself (in place); other overlaps are
@@ -135,6 +136,39 @@ std::uint32_t binary16_span_blocks(span_args<binary16> s, std::size_t n, array_d
 }
 #endif
 
+/// Whether fast/binary16_ops.hpp has a scalar fast path for O in F (binary16: all; binary32: mul).
+template <span_op O, format F>
+inline constexpr bool has_scalar_fast_path = F == binary16 || (F == binary32 && O == span_op::mul);
+
+/// One element by fast/binary16_ops.hpp's fast path for O in F (inline here), or false when it
+/// declines (a NaN or infinite operand, a zero divisor): then the caller runs the scalar operation.
+template <span_op O, format F, rounding M>
+LIBFLOAT_INLINE bool scalar_fast(std::uint64_t a, std::uint64_t b, std::uint64_t c, const env& e, status& st,
+                                 bits_t& r) {
+  if constexpr (F == binary32) return binary32_fast_mul<M>(a, b, e, st, r);
+  else if constexpr (O == span_op::add) return binary16_fast_add<M>(a, b, e, st, r);
+  else if constexpr (O == span_op::sub) return binary16_fast_sub<M>(a, b, e, st, r);
+  else if constexpr (O == span_op::mul) return binary16_fast_mul<M>(a, b, e, st, r);
+  else if constexpr (O == span_op::div) return binary16_fast_div<M>(a, b, e, st, r);
+  else return binary16_fast_fma<M>(a, b, c, e, st, r);
+}
+/// The scalar fast path element by element in mode M under the default policy, inline in the loop
+/// (no call, no mode switch per element): the portable path, and the tail after the whole blocks.
+template <span_op O, format F, rounding M>
+status span_fast_loop(span_args<F> s, std::size_t n) {
+  using S = typename fp<F>::storage_type;
+  status st{};
+  const env e{M};
+  for (std::size_t i = 0; i < n; ++i) {
+    bits_t r = 0;
+    if (scalar_fast<O, F, M>(s.a[i].bits(), s.b[i].bits(), s.third(i).bits(), e, st, r))
+      s.out[i] = fp<F>::from_bits(static_cast<S>(r));
+    else
+      s.out[i] = scalar_op<O, F>(s.a[i], s.b[i], s.third(i), e, &st);
+  }
+  return st;
+}
+
 template <span_op O, format F>
 status span_op_run(span_args<F> s, std::size_t n, const env& e, std::uint64_t seed, std::uint64_t position) {
   std::size_t done = 0;
@@ -156,6 +190,21 @@ status span_op_run(span_args<F> s, std::size_t n, const env& e, std::uint64_t se
     }
   }
 #endif
+  if constexpr (has_scalar_fast_path<O, F>) {
+    if (default_policy(e)) {
+      const span_args<F> rest = s.from(done);
+      const std::size_t m = n - done;
+      switch (e.mode) {
+        case rounding::nearest_even: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::nearest_even>(rest, m);
+        case rounding::nearest_away: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::nearest_away>(rest, m);
+        case rounding::toward_zero: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::toward_zero>(rest, m);
+        case rounding::upward: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::upward>(rest, m);
+        case rounding::downward: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::downward>(rest, m);
+        case rounding::odd: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::odd>(rest, m);
+        case rounding::stochastic: break;
+      }
+    }
+  }
   return static_cast<status>(fl) | span_op_scalar<O, F>(s.from(done), n - done, e, seed, position + done);
 }
 

@@ -22,8 +22,8 @@
 // Both run with MXCSR set to its default (DAZ/FTZ off) and restore the caller's MXCSR, flags included:
 // VCVTPS2PH reads a subnormal input as zero under MXCSR.DAZ, and an unmasked exception would trap.
 // F16C also converts float -> binary16 in the directed modes (VCVTPS2PH's rounding immediate: toward
-// zero, upward, downward; on AVX2 and AVX-512, f16_f16c_avx2 / f16_f16c_avx512), flags computed
-// beside it as above; with AVX-512 also round to odd and nearest-away. The AVX-512 loops
+// zero, upward, downward), and to odd and nearest-away from truncation and nearest even, on AVX2 and
+// AVX-512 (f16_f16c_avx2 / f16_f16c_avx512), flags computed beside it as above. The AVX-512 loops
 // of float -> bfloat16 in every deterministic mode, and the AVX2 loop in nearest even, use integer
 // bit tricks on blocks of normal-range values and the core's lane elsewhere (narrow_trick_avx512,
 // bf16_rne_blocks_avx512, bf16_blocks_avx2; the last also in stochastic rounding, and widening for
@@ -299,13 +299,12 @@ template <rounding M>
   else return 0;
 }
 
-/// float -> binary16 with F16C on AVX2 in nearest even, toward zero, upward or downward (VCVTPS2PH's
-/// rounding immediate), the flags computed beside it per lane as in f16_flags_avx512: inexact where
-/// the result widened back differs from x, underflow where also |x| is below the tiny threshold of
-/// its lane's direction, overflow from the overflow threshold, invalid for a signaling NaN.
+/// float -> binary16 with F16C on AVX2 in the six deterministic modes (VCVTPS2PH's rounding immediate;
+/// round to odd and nearest-away from truncation and nearest even as f16_f16c_avx512 makes them, see
+/// f16c_mode), the flags computed beside it per lane as in f16_flags_avx512: inexact where the result
+/// widened back differs from x, underflow where also |x| is below the tiny threshold of its lane's
+/// direction, overflow from the overflow threshold, invalid for a signaling NaN.
 template <rounding M>
-  requires(M == rounding::nearest_even || M == rounding::toward_zero || M == rounding::upward ||
-           M == rounding::downward)
 [[gnu::noinline, LIBFLOAT_TARGET_AVX2]] std::uint32_t f16_f16c_avx2(const float* in, fp16* out, std::size_t n) {
   using T = f16c_mode<M>;
   const mxcsr_guard guard;
@@ -319,7 +318,23 @@ template <rounding M>
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m256 x = _mm256_loadu_ps(in + i);
-    const __m128i h = _mm256_cvtps_ph(x, T::imm | _MM_FROUND_NO_EXC);
+    __m128i h = _mm256_cvtps_ph(x, T::imm | _MM_FROUND_NO_EXC);
+    // 8 lanes' 32-bit masks as 16-bit masks (each is 0 or -1, so the signed saturation keeps them)
+    const auto narrow_mask = [](__m256i m) LIBFLOAT_LAMBDA_AVX2 {
+      return _mm_packs_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+    };
+    if constexpr (M == rounding::odd) {  // the last bit set where truncation was inexact (NaNs compare unequal: not them)
+      const __m256i inexact = _mm256_castps_si256(_mm256_cmp_ps(_mm256_cvtph_ps(h), x, _CMP_NEQ_OQ));
+      h = _mm_or_si128(h, _mm_and_si128(narrow_mask(inexact), _mm_set1_epi16(1)));
+    } else if constexpr (M == rounding::nearest_away) {
+      const __m128i t = _mm256_cvtps_ph(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      const __m128i t1 = _mm_add_epi16(t, _mm_set1_epi16(1));  // the next magnitude
+      // x - wt and wt1 - x are exact (Sterbenz); equal at a tie (NaNs and infinities: never)
+      const __m256 wt = _mm256_cvtph_ps(t), wt1 = _mm256_cvtph_ps(t1);
+      const __m256i tie = _mm256_castps_si256(_mm256_cmp_ps(_mm256_sub_ps(x, wt), _mm256_sub_ps(wt1, x), _CMP_EQ_OQ));
+      const __m128i up = _mm_and_si128(narrow_mask(tie), _mm_cmpeq_epi16(h, t));
+      h = _mm_blendv_epi8(h, t1, up);
+    }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
     const __m256i xb = _mm256_castps_si256(x);
     const __m256i a = _mm256_and_si256(xb, absmask);  // >= 0 as a signed integer: signed compares work
