@@ -17,7 +17,8 @@
 // The data: random encodings of every kind (subnormals, zeros of both signs, NaN, infinity, 0 * inf),
 // exponents spread over the whole range (so terms are truncated entirely) or narrow, exact
 // cancellation (a, -a pairs), products near the top of the range (overflow) and the bottom (results
-// below binary32's subnormals); c: +-0, subnormal, normal, max finite, infinity, NaN.
+// below binary32's subnormals), and products and c near the edges of binary32's normal range (sums
+// that cross into its subnormals or overflow); c: +-0, subnormal, normal, max finite, infinity, NaN.
 //
 // The general path is itself checked against an independent cpp_int model in test_matrix_unit.cpp;
 // the tensor-core test vectors there now run through the fast path too.
@@ -27,8 +28,10 @@
 
 #include "../support/sanitizer.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -64,6 +67,7 @@ u64 draw(const lf::format& f, std::mt19937_64& g, int kind, int lo, int hi) {
 struct data_set {
   std::string name;
   bits a, b;
+  std::optional<u64> c;  ///< c for this set (else drawn from c_values)
 };
 
 /// Data sets of length n for formats fa, fb.
@@ -71,7 +75,7 @@ std::vector<data_set> data_sets(const lf::format& fa, const lf::format& fb, std:
   const int ta = static_cast<int>(fa.exponent_field_max()), tb = static_cast<int>(fb.exponent_field_max());
   const int fa_top = fa.kind == lf::nonfinite::ieee ? ta - 1 : ta, fb_top = fb.kind == lf::nonfinite::ieee ? tb - 1 : tb;
   auto make = [&](std::string name, int kind, int alo, int ahi, int blo, int bhi) {
-    data_set d{std::move(name), bits(n), bits(n)};
+    data_set d{std::move(name), bits(n), bits(n), std::nullopt};
     for (std::size_t i = 0; i < n; ++i) {
       d.a[i] = draw(fa, g, kind, alo, ahi);
       d.b[i] = draw(fb, g, kind, blo, bhi);
@@ -102,6 +106,26 @@ std::vector<data_set> data_sets(const lf::format& fa, const lf::format& fb, std:
       if (g() % 4 != 0) d.a[i] &= fa.sign_mask();
     sets.push_back(std::move(d));
   }
+  // Products and c near the edges of binary32's normal range (for the formats whose products reach
+  // them: bfloat16, tf32, binary32 data): running sums that cross into binary32's subnormals
+  // (results there are rounded at the subnormal grid, and a normal one may round up to 2^-126) or
+  // overflow, and come back; c of the same size, either sign.
+  auto edge = [&](std::string name, int target) {
+    const auto field_of = [](const lf::format& f, int e) {
+      return std::clamp(e + f.bias(), 1, static_cast<int>(f.exponent_field_max()) - 1);
+    };
+    data_set d{std::move(name), bits(n), bits(n), std::nullopt};
+    for (std::size_t i = 0; i < n; ++i) {
+      const int eb = static_cast<int>(g() % 5) - 2;
+      const int ea = target - eb - static_cast<int>(g() % 4);
+      d.a[i] = draw(fa, g, 1, field_of(fa, ea), field_of(fa, ea));
+      d.b[i] = draw(fb, g, 1, field_of(fb, eb), field_of(fb, eb));
+    }
+    d.c = draw(lf::binary32, g, 1, field_of(lf::binary32, target - 1), field_of(lf::binary32, target + 1));
+    return d;
+  };
+  sets.push_back(edge("near binary32's smallest normal", lf::binary32.emin()));
+  sets.push_back(edge("near binary32's largest", lf::binary32.emax() - 1));
   return sets;
 }
 
@@ -224,7 +248,8 @@ void check_pair(std::mt19937_64& g, counts& n_checked) {
     REQUIRE(mu.valid());
     for (std::size_t n : lengths) {
       for (const auto& d : data_sets(FA, FB, n, g)) {
-        const u64 c = cs[g() % cs.size()];
+        const u64 drawn_c = cs[g() % cs.size()];
+        const u64 c = d.c.value_or(drawn_c);
         CAPTURE(uname);
         CAPTURE(lf::format_name(FA));
         CAPTURE(lf::format_name(FB));

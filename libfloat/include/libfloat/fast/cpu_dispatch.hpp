@@ -34,6 +34,7 @@ struct cpu_caps {
   bool avx2_f16c = false;
   bool avx512 = false;
   bool avx512_bf16 = false;
+  bool bmi2_lzcnt = false;  ///< BMI2 and LZCNT (the matrix unit's short blocks, fast/matrix_block.hpp)
 };
 
 /// cpuid rather than __builtin_cpu_supports, which older Clang lacks for "f16c"; checks that the
@@ -50,6 +51,9 @@ inline cpu_caps detect_cpu() {
   if ((lo & 0x6u) != 0x6u) return c;  // XMM and YMM state
   if (!__get_cpuid_count(7, 0, &a, &b, &cx, &d)) return c;
   c.avx2_f16c = f16c && (b & bit_AVX2) != 0;
+  const bool bmi2 = (b & (1u << 8)) != 0;  // CPUID 7.0 EBX bit 8
+  c.bmi2_lzcnt = bmi2 && __get_cpuid(0x80000001u, &a, &b, &cx, &d) && (cx & (1u << 5)) != 0;  // ECX bit 5: LZCNT
+  if (!__get_cpuid_count(7, 0, &a, &b, &cx, &d)) return c;  // (the leaves 7.0 registers again, for below)
   const bool zmm_state = (lo & 0xE6u) == 0xE6u;  // + opmask, ZMM_Hi256, Hi16_ZMM
   c.avx512 = c.avx2_f16c && zmm_state && (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) &&
              (b & bit_AVX512DQ);

@@ -1,6 +1,7 @@
 // libfloat/fast/matrix_block.hpp: the matrix unit's block FMA on 64-bit integers for the common
 // cases (block_fma_fast): the same computation as block_fma_general (models/detail/block_fma.hpp),
-// bit for bit and flag for flag; only detail::round_pack rounds the sum.
+// bit for bit and flag for flag; detail::round_pack rounds the sum, except in the AVX2 short
+// chain's normal-range step (block_chain_short_avx2: truncation or nearest even to p bits).
 //
 // Proof (its domain cannot be enumerated): ctest test matrix_unit_fast, label quick
 // (tests/fast/test_matrix_unit_fast.cpp), compares block_chain_fast and the lf::dot entries that
@@ -9,10 +10,12 @@
 // alignment, nearest-even / upward / downward final rounding, N = 8, 16, 32, F = 0, 20, 48, input
 // rounding nearest even / upward / toward zero, promotion interval 40); input pairs binary16,
 // bfloat16, tf32, E4M3, E5M2, E4M3 x E5M2, E5M2 x E4M3 and binary32 (converted first); chain lengths
-// 0, 1, 2, 3, 5, 8, 31, 33, 130; per length eight data sets (any encoding, finite over the whole
+// 0, 1, 2, 3, 5, 8, 31, 33, 130; per length ten data sets (any encoding, finite over the whole
 // range, narrow exponents, subnormal and tiny, the largest, rare specials and zeros, exact
-// cancellation, zeros) and c drawn from +-0, subnormals, 1, normals, +-max finite, infinity, quiet
-// and signaling NaN (fixed seed). The whole domain runs twice, once per implementation of the
+// cancellation, zeros, and products and c near binary32's smallest normal and near its largest,
+// whose running sums cross into its subnormals or overflow) and c drawn from +-0, subnormals, 1,
+// normals, +-max finite, infinity, quiet and signaling NaN (fixed seed); the operands reach the
+// blocks as contiguous arrays (vector loads) and through a getter (single loads). The whole domain runs twice, once per implementation of the
 // chain, each forced with lf::set_array_dispatch: the portable blocks (array_dispatch::portable)
 // and the AVX2 blocks (array_dispatch::avx2; reported as skipped, not proven, on a CPU without
 // AVX2).
@@ -51,12 +54,17 @@
 // AVX2 blocks (block_chain_fast_avx2: the same steps on 4 terms per vector, see there; a block with
 // a zero, subnormal or special operand is the portable block's). Both end in block_fast_finish (c's
 // term and round_pack), so they differ only in how the products' terms are formed and summed.
+// For the presets' case (kept format and final rounding constants, truncate alignment, inputs'
+// subnormals kept) on a CPU with BMI2 and LZCNT, the AVX2 chain is block_chain_short_avx2: c kept
+// decoded between blocks, the products cut on a guessed grid, and a result in binary32's normal
+// range rounded in place (see there); whole blocks of 4 to 32 terms unrolled.
 #pragma once
 
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -257,6 +265,7 @@ LIBFLOAT_INLINE bits_t block_fma_fast(const matrix_unit& mu, const operand<A>& a
 
 #if defined(LIBFLOAT_ARRAY_X86)
 #define LIBFLOAT_MB_AVX2 __attribute__((target("avx2")))
+#define LIBFLOAT_MB_AVX2_BMI __attribute__((target("avx2,bmi2,lzcnt")))
 /// The largest / the sum of the 4 lanes. mb_hmax_small_epi64 compares 32-bit halves: for lanes in
 /// [0, 2^31) (the exponents here) that is the 64-bit maximum.
 [[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::int64_t mb_hmax_small_epi64(__m256i x) {
@@ -270,27 +279,51 @@ LIBFLOAT_INLINE bits_t block_fma_fast(const matrix_unit& mu, const operand<A>& a
   return static_cast<std::int64_t>(x[0]);
 }
 
-/// The chain of block_fma_fast on 4 lanes of AVX2, the same computation, bit for bit and flag for
-/// flag. Per vector of 4 terms: the encodings gathered into a register (lanes past the block's end
-/// 0), decoded, multiplied (vpmuludq: both significands below 2^32), exponents added, and cut onto
-/// the grid 2^g with per-lane shifts (vpsrlvq; vpsllvq back to find the dropped bits; floor's
-/// arithmetic shift as ~(~v >> r) on negative lanes, whose significand is nonzero). vpsrlvq gives
-/// 0 for a count of 64 or more, which is what the portable min(r, 63) gives (a shift of 63 drops
-/// all of a value below 2^63 or, floored, leaves its sign; the dropped bits are nonzero exactly
-/// when the term is). The maximum exponent, the sum and the dropped bits are reduced across lanes;
-/// c and the rounding are the portable block's (block_fast_finish). A block with a zero,
-/// subnormal, NaN or infinity operand is the portable block_fma_fast's. Lanes past the block's end
-/// are masked out of that check and hold significand 0, sign + (nothing added, nothing dropped)
-/// and exponent 0, below every real one (a normal product's is at least 2).
-/// (Speed: building the vectors from single loads, not storing the encodings to a local array and
-/// loading that as a vector, which stalls on store forwarding and costs more than the rest.)
-template <format FA, format FB, format K, int M, bool DAZ, class A, class B>
-LIBFLOAT_MB_AVX2 bits_t block_chain_fast_avx2(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
-                                              std::size_t first, std::size_t n, bits_t c, const fast_chain& ch,
-                                              status& st) {
-  constexpr int fab = FA.fraction_bits() + FB.fraction_bits();
-  constexpr int bias_ab = FA.bias() + FB.bias();
-  constexpr int none = -(1 << 20);
+/// Four encodings from j on: one vector load where the getter reads a contiguous array (data():
+/// the typed entries' spans, the run-time entries' stored encodings), else four single loads.
+template <class G>
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline __m256i mb_load4(const G& g, std::size_t j) {
+  if constexpr (requires { g.data(); }) {
+    const auto* p = g.data() + j;
+    constexpr std::size_t size = sizeof(*p);
+    if constexpr (size == 1) {
+      std::uint32_t w;
+      std::memcpy(&w, p, 4);
+      return _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(static_cast<int>(w)));
+    } else if constexpr (size == 2) {
+      return _mm256_cvtepu16_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    } else if constexpr (size == 4) {
+      return _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    } else {
+      static_assert(size == 8);
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    }
+  } else {
+    using ll = long long;
+    return _mm256_setr_epi64x(static_cast<ll>(g(j)), static_cast<ll>(g(j + 1)), static_cast<ll>(g(j + 2)),
+                              static_cast<ll>(g(j + 3)));
+  }
+}
+
+/// One block's products on 4 lanes of AVX2 (the first half of block_chain_fast_avx2's step, see
+/// there): per vector of 4 terms the encodings gathered into a register (lanes past the block's end
+/// 0), decoded, multiplied (vpmuludq: both significands below 2^32) and scaled by 2^L, exponents
+/// added. `slow`: some lane of the block has a zero, subnormal, NaN or infinity operand (then the
+/// block is the portable one's). Lanes past the block's end hold significand 0, sign + and
+/// exponent 0, below every real one (a normal product's is at least 2), and are masked out of
+/// `slow`. (Speed: the vectors are built from single loads, not by storing the encodings to a local
+/// array and loading that as a vector, which stalls on store forwarding and costs more than the
+/// rest.)
+struct mb_block_terms {
+  __m256i sig[fast_block_max / 4], pe[fast_block_max / 4], neg[fast_block_max / 4];
+  std::size_t nv;
+  int pmax;   ///< the largest product exponent
+  bool slow;
+};
+
+template <format FA, format FB, std::size_t NV, class A, class B>
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline void mb_load_block(mb_block_terms& t, const A& ga, const B& gb,
+                                                                  std::size_t f0, std::size_t nb, int L) {
   // (x & spec) == spec: NaN or infinity (IEEE: exponent field all ones; nan_only: S.1..1.1..1).
   constexpr std::uint64_t spec_a =
       FA.kind == nonfinite::ieee ? FA.exponent_mask() : FA.exponent_mask() | FA.fraction_mask();
@@ -305,77 +338,284 @@ LIBFLOAT_MB_AVX2 bits_t block_chain_fast_avx2(const matrix_unit& mu, const opera
   const __m256i hid_a = _mm256_set1_epi64x(static_cast<ll>(FA.min_normal_bits()));
   const __m256i hid_b = _mm256_set1_epi64x(static_cast<ll>(FB.min_normal_bits()));
   const __m256i vspec_a = _mm256_set1_epi64x(static_cast<ll>(spec_a)), vspec_b = _mm256_set1_epi64x(static_cast<ll>(spec_b));
-  const __m128i vL = _mm_cvtsi32_si128(ch.L);
+  const __m128i vL = _mm_cvtsi32_si128(L);
+  t.nv = NV > 0 ? NV : (nb + 3) / 4;
+  __m256i vmax = zero, slow = zero;
+  auto vector = [&](std::size_t v) __attribute__((always_inline, target("avx2"))) {
+    const std::size_t j = f0 + 4 * v, left = NV > 0 ? 4 : nb - 4 * v;
+    auto get = [left, j](const auto& g, std::size_t k) -> ll { return k < left ? static_cast<ll>(g(j + k)) : 0; };
+    const __m256i valid = _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<ll>(left)), iota);
+    __m256i x, y;
+    if (NV > 0 || left >= 4) {
+      x = mb_load4(ga, j);
+      y = mb_load4(gb, j);
+    } else {
+      x = _mm256_setr_epi64x(get(ga, 0), get(ga, 1), get(ga, 2), 0);
+      y = _mm256_setr_epi64x(get(gb, 0), get(gb, 1), get(gb, 2), 0);
+    }
+    const __m256i ea = _mm256_and_si256(x, exp_a), eb = _mm256_and_si256(y, exp_b);
+    const __m256i bad =
+        _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi64(ea, zero), _mm256_cmpeq_epi64(eb, zero)),
+                        _mm256_or_si256(_mm256_cmpeq_epi64(_mm256_and_si256(x, vspec_a), vspec_a),
+                                        _mm256_cmpeq_epi64(_mm256_and_si256(y, vspec_b), vspec_b)));
+    slow = _mm256_or_si256(slow, _mm256_and_si256(bad, valid));
+    const __m256i pa = _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(x, frac_a), hid_a), valid);
+    const __m256i pb = _mm256_or_si256(_mm256_and_si256(y, frac_b), hid_b);
+    t.sig[v] = _mm256_sll_epi64(_mm256_mul_epu32(pa, pb), vL);
+    t.pe[v] = _mm256_add_epi64(_mm256_srli_epi64(ea, FA.fraction_bits()), _mm256_srli_epi64(eb, FB.fraction_bits()));
+    const __m256i sg = _mm256_and_si256(
+        _mm256_xor_si256(_mm256_srli_epi64(x, FA.bits() - 1), _mm256_srli_epi64(y, FB.bits() - 1)), one);
+    t.neg[v] = _mm256_sub_epi64(zero, sg);  // all ones for a negative product
+    vmax = _mm256_max_epi32(vmax, t.pe[v]);  // (exponents in [0, 2^31): the 64-bit maximum)
+  };
+  if constexpr (NV > 0) {
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < NV; ++v) vector(v);
+  } else {
+    for (std::size_t v = 0; v < t.nv; ++v) vector(v);
+  }
+  t.slow = !_mm256_testz_si256(slow, slow);
+  t.pmax = static_cast<int>(mb_hmax_small_epi64(vmax));
+}
+
+/// The products' terms of a block cut onto the grid whose products' shift is base - P (step 3),
+/// summed (step 4): returns the sum, and sets `dropped` nonzero when a term lost bits. Per-lane
+/// shifts (vpsrlvq; vpsllvq back to find the dropped bits; floor's arithmetic shift as ~(~v >> r)
+/// on negative lanes, whose significand is nonzero). vpsrlvq gives 0 for a count of 64 or more,
+/// which is what the portable min(r, 63) gives (a shift of 63 drops all of a value below 2^63 or,
+/// floored, leaves its sign; the dropped bits are nonzero exactly when the term is).
+template <std::size_t NV>
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::int64_t mb_cut_block(const mb_block_terms& t, int base, bool floor,
+                                                                         std::uint64_t& dropped) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i vbase = _mm256_set1_epi64x(base);
+  __m256i vsum = zero, vdrop = zero;
+  auto vector = [&](std::size_t v) __attribute__((always_inline, target("avx2"))) {
+    const __m256i r = _mm256_sub_epi64(vbase, t.pe[v]);
+    if (floor) {
+      const __m256i x = _mm256_sub_epi64(_mm256_xor_si256(t.sig[v], t.neg[v]), t.neg[v]);  // two's complement
+      // x >> r, arithmetic: ~(~x >> r) for x < 0 (neg all ones), x >> r otherwise
+      const __m256i q = _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(x, t.neg[v]), r), t.neg[v]);
+      vdrop = _mm256_or_si256(vdrop, _mm256_xor_si256(x, _mm256_sllv_epi64(q, r)));
+      vsum = _mm256_add_epi64(vsum, q);
+    } else {
+      const __m256i q = _mm256_srlv_epi64(t.sig[v], r);
+      vdrop = _mm256_or_si256(vdrop, _mm256_xor_si256(t.sig[v], _mm256_sllv_epi64(q, r)));
+      vsum = _mm256_add_epi64(vsum, _mm256_sub_epi64(_mm256_xor_si256(q, t.neg[v]), t.neg[v]));
+    }
+  };
+  if constexpr (NV > 0) {
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < NV; ++v) vector(v);
+  } else {
+    for (std::size_t v = 0; v < t.nv; ++v) vector(v);
+  }
+  dropped = _mm256_testz_si256(vdrop, vdrop) ? 0 : 1;
+  return mb_hadd_epi64(vsum);
+}
+
+/// The chain of block_fma_fast on 4 lanes of AVX2, the same computation, bit for bit and flag for
+/// flag: per block, the products' terms (mb_load_block, mb_cut_block); c and the rounding are the
+/// portable block's (block_fast_finish). A block with a zero, subnormal, NaN or infinity operand is
+/// the portable block_fma_fast's.
+template <format FA, format FB, format K, int M, bool DAZ, class A, class B>
+LIBFLOAT_MB_AVX2 bits_t block_chain_fast_avx2(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
+                                              std::size_t first, std::size_t n, bits_t c, const fast_chain& ch,
+                                              status& st) {
+  constexpr int fab = FA.fraction_bits() + FB.fraction_bits();
+  constexpr int bias_ab = FA.bias() + FB.bias();
+  constexpr int none = -(1 << 20);
   const auto N = static_cast<std::size_t>(mu.block_size);
   for (std::size_t s = 0; s < n; s += N) {
     const std::size_t nb = n - s < N ? n - s : N, f0 = first + s;
-    const std::size_t nv = (nb + 3) / 4;
-    __m256i sig[fast_block_max / 4], pe[fast_block_max / 4], neg[fast_block_max / 4];
-    __m256i vmax = zero, slow = zero;
-    for (std::size_t v = 0; v < nv; ++v) {
-      const std::size_t j = f0 + 4 * v, left = nb - 4 * v;
-      // (vectors built in registers: see above)
-      auto get = [left, j](const auto& g, std::size_t k) -> ll { return k < left ? static_cast<ll>(g(j + k)) : 0; };
-      const __m256i valid = _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<ll>(left)), iota);
-      __m256i x, y;
-      if (left >= 4) {
-        x = _mm256_setr_epi64x(static_cast<ll>(a.get(j)), static_cast<ll>(a.get(j + 1)), static_cast<ll>(a.get(j + 2)),
-                               static_cast<ll>(a.get(j + 3)));
-        y = _mm256_setr_epi64x(static_cast<ll>(b.get(j)), static_cast<ll>(b.get(j + 1)), static_cast<ll>(b.get(j + 2)),
-                               static_cast<ll>(b.get(j + 3)));
-      } else {
-        x = _mm256_setr_epi64x(get(a.get, 0), get(a.get, 1), get(a.get, 2), 0);
-        y = _mm256_setr_epi64x(get(b.get, 0), get(b.get, 1), get(b.get, 2), 0);
-      }
-      const __m256i ea = _mm256_and_si256(x, exp_a), eb = _mm256_and_si256(y, exp_b);
-      const __m256i bad = _mm256_or_si256(
-          _mm256_or_si256(_mm256_cmpeq_epi64(ea, zero), _mm256_cmpeq_epi64(eb, zero)),
-          _mm256_or_si256(_mm256_cmpeq_epi64(_mm256_and_si256(x, vspec_a), vspec_a),
-                          _mm256_cmpeq_epi64(_mm256_and_si256(y, vspec_b), vspec_b)));
-      slow = _mm256_or_si256(slow, _mm256_and_si256(bad, valid));
-      const __m256i pa = _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(x, frac_a), hid_a), valid);
-      const __m256i pb = _mm256_or_si256(_mm256_and_si256(y, frac_b), hid_b);
-      sig[v] = _mm256_sll_epi64(_mm256_mul_epu32(pa, pb), vL);
-      pe[v] = _mm256_add_epi64(_mm256_srli_epi64(ea, FA.fraction_bits()), _mm256_srli_epi64(eb, FB.fraction_bits()));
-      const __m256i sg = _mm256_and_si256(
-          _mm256_xor_si256(_mm256_srli_epi64(x, FA.bits() - 1), _mm256_srli_epi64(y, FB.bits() - 1)), one);
-      neg[v] = _mm256_sub_epi64(zero, sg);  // all ones for a negative product
-      vmax = _mm256_max_epi32(vmax, pe[v]);  // (exponents in [0, 2^31): the 64-bit maximum)
-    }
-    if (!_mm256_testz_si256(slow, slow)) [[unlikely]] {
+    mb_block_terms t;
+    mb_load_block<FA, FB, 0>(t, a.get, b.get, f0, nb, ch.L);
+    if (t.slow) [[unlikely]] {
       c = block_fma_fast<FA, FB, K, M, DAZ>(mu, a, b, f0, nb, c, ch, st);
       continue;
     }
-    int pmax = static_cast<int>(mb_hmax_small_epi64(vmax));
     const fast_operand z = fast_decode<binary32, DAZ>(c);
     const int pc = z.sig != 0 ? z.be - binary32.bias() + bias_ab : none;
-    pmax = pc > pmax ? pc : pmax;
+    const int pmax = pc > t.pmax ? pc : t.pmax;
     if ((z.special >> (binary32.bits() - 1) & 1) != 0) [[unlikely]] {
       c = block_fma_fallback(mu, a, b, f0, nb, c, st);
       continue;
     }
-    const __m256i base = _mm256_set1_epi64x(pmax + fab - ch.F + ch.L);  // a product's shift: base - P
-    __m256i vsum = zero, vdrop = zero;
-    for (std::size_t v = 0; v < nv; ++v) {
-      const __m256i r = _mm256_sub_epi64(base, pe[v]);
-      if (ch.floor) {
-        const __m256i t = _mm256_sub_epi64(_mm256_xor_si256(sig[v], neg[v]), neg[v]);  // two's complement
-        // t >> r, arithmetic: ~(~t >> r) for t < 0 (neg all ones), t >> r otherwise
-        const __m256i q = _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(t, neg[v]), r), neg[v]);
-        vdrop = _mm256_or_si256(vdrop, _mm256_xor_si256(t, _mm256_sllv_epi64(q, r)));
-        vsum = _mm256_add_epi64(vsum, q);
-      } else {
-        const __m256i q = _mm256_srlv_epi64(sig[v], r);
-        vdrop = _mm256_or_si256(vdrop, _mm256_xor_si256(sig[v], _mm256_sllv_epi64(q, r)));
-        vsum = _mm256_add_epi64(vsum, _mm256_sub_epi64(_mm256_xor_si256(q, neg[v]), neg[v]));
-      }
-    }
-    const std::uint64_t dropped = _mm256_testz_si256(vdrop, vdrop) ? 0 : 1;
-    c = block_fast_finish<FA, FB, K, M, DAZ>(pmax, pc, z, mb_hadd_epi64(vsum), dropped, ch, st);
+    std::uint64_t dropped;
+    const std::int64_t sum = mb_cut_block<0>(t, pmax + fab - ch.F + ch.L, ch.floor, dropped);
+    c = block_fast_finish<FA, FB, K, M, DAZ>(pmax, pc, z, sum, dropped, ch, st);
   }
   return c;
 }
+
+/// The accumulator of block_chain_short_avx2 between blocks while it is zero or normal:
+/// |c| = sig * 2^(pc - bias_a - bias_b - 23 - Lc) (binary32's significand scaled by 2^Lc, the
+/// scaling block_fast_finish gives c; pc its exponent in the products' frame), sig = 0 and
+/// pc = short_zero for a zero; neg its sign. Any other c (subnormal, infinity, NaN): pc =
+/// short_other and sig its encoding.
+struct short_acc {
+  std::uint64_t sig, neg;
+  int pc;
+};
+
+inline constexpr int short_zero = -(1 << 20);  // the exponent of a zero: below every real one
+inline constexpr int short_other = 1 << 20;    // (above every real one)
+
+template <int BiasAB>
+LIBFLOAT_INLINE constexpr short_acc short_decode(bits_t x, int Lc) {
+  constexpr int fo = binary32.fraction_bits();
+  const std::uint64_t field = (x >> fo) & 0xff, m = x & binary32.fraction_mask(), neg = x >> (binary32.bits() - 1);
+  if (field == 0 && m == 0) return {0, neg, short_zero};
+  if (field == 0 || field == 0xff) return {x, neg, short_other};
+  return {(m | binary32.min_normal_bits()) << Lc, neg, static_cast<int>(field) - binary32.bias() + BiasAB};
+}
+
+template <int BiasAB>
+LIBFLOAT_INLINE constexpr bits_t short_encode(const short_acc& c, int Lc) {
+  if (c.pc == short_other) return c.sig;
+  const bits_t s = c.neg << (binary32.bits() - 1);
+  if (c.pc == short_zero) return s;
+  return s | (static_cast<std::uint64_t>(c.pc - BiasAB + binary32.bias()) << binary32.fraction_bits()) |
+         ((c.sig >> Lc) & binary32.fraction_mask());
+}
+
+/// A block that block_chain_short_avx2 does not take itself (an operand zero, subnormal or
+/// special, or c neither zero nor normal): the portable block, on c's encoding. (Out of line,
+/// encodings in and out: the fast loop keeps its state in registers.)
+template <format FA, format FB, format K, int M, class A, class B>
+[[gnu::noinline]] bits_t short_block_portable(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
+                                              std::size_t f0, std::size_t nb, bits_t c, const fast_chain& ch,
+                                              status& st) {
+  return block_fma_fast<FA, FB, K, M, false>(mu, a, b, f0, nb, c, ch, st);
+}
+
+/// A result outside binary32's normal range, or zero: block_fast_finish (round_pack) from the
+/// products' sum and c (sig, neg, pc). (Out of line, as above.)
+template <format FA, format FB, format K, int M>
+[[gnu::noinline]] bits_t short_finish(int pmax, std::uint64_t sig, std::uint64_t neg, int pc, std::int64_t products,
+                                      std::uint64_t dropped, const fast_chain& ch, status& st) {
+  constexpr int bias_ab = FA.bias() + FB.bias();
+  const fast_operand z{sig >> ch.Lc, pc - bias_ab + binary32.bias(), neg, 0};
+  return block_fast_finish<FA, FB, K, M, false>(pmax, pc, z, products, dropped, ch, st);
+}
+
+/// The blocks of block_chain_short_avx2 from first + s on: whole blocks of N = 4 NV terms while
+/// NV > 0 (the vectors unrolled), else every block to n (the last one may be short). The unit's
+/// parameters are copied to locals, which the calls out of line cannot change.
+template <format FA, format FB, format K, int M, std::size_t NV, class A, class B>
+LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
+                                                 std::size_t first, std::size_t s, std::size_t n, short_acc& io,
+                                                 int& guess_io, std::uint64_t& inexact_io, const fast_chain& ch,
+                                                 status& st) {
+  constexpr int fab = FA.fraction_bits() + FB.fraction_bits();
+  constexpr int bias_ab = FA.bias() + FB.bias();
+  constexpr int p = K.precision, fo = binary32.fraction_bits();
+  constexpr int emin = binary32.emin(), emax = binary32.emax();
+  const auto N = static_cast<std::size_t>(mu.block_size);
+  const int L = ch.L, Lc = ch.Lc;
+  const int cut_base = fab - ch.F + L;      // a product's right shift: pmax + cut_base - P
+  const int c_base = fo - ch.F + Lc;        // c's: pmax + c_base - pc
+  const int exp_base = 63 - ch.F;           // the result's exponent: pmax + exp_base - lz
+  const int keep_shift = binary32.precision - p + Lc;  // kept bits -> the scaled significand
+  const A ga = a.get;  // (locals: the loop keeps them in registers)
+  const B gb = b.get;
+  short_acc c = io;
+  int guess = guess_io;
+  std::uint64_t inexact = inexact_io;
+  for (; NV > 0 ? n - s >= N : s < n; s += N) {
+    const std::size_t f0 = first + s, nb = NV > 0 ? N : (n - s < N ? n - s : N);
+    mb_block_terms t;
+    mb_load_block<FA, FB, NV>(t, ga, gb, f0, nb, L);
+    if (t.slow || c.pc == short_other) [[unlikely]] {
+      c = short_decode<bias_ab>(short_block_portable<FA, FB, K, M>(mu, a, b, f0, nb, short_encode<bias_ab>(c, Lc), ch, st), Lc);
+      continue;
+    }
+    // The products' terms on the grid of the guessed c exponent; again if the real one differs.
+    int pmax = t.pmax > guess ? t.pmax : guess;
+    std::uint64_t dropped;
+    std::int64_t sum = mb_cut_block<NV>(t, pmax + cut_base, false, dropped);
+    if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
+      guess = c.pc;
+      pmax = real;
+      sum = mb_cut_block<NV>(t, pmax + cut_base, false, dropped);
+    }
+    const std::int64_t products = sum;
+    {  // c's term, as block_fast_finish (r >= 0: pc <= pmax and fo + Lc >= F)
+      const int r = pmax + c_base - c.pc;
+      const auto rr = static_cast<unsigned>(r < 63 ? r : 63);
+      const std::uint64_t k = c.sig >> rr;
+      dropped |= c.sig ^ (k << rr);
+      sum += static_cast<std::int64_t>((k ^ (0 - c.neg)) + c.neg);
+    }
+    // Step 5 for a normal result: |sum| * 2^(pmax - bias_ab - F) normalised, p bits kept.
+    const auto sm = static_cast<std::uint64_t>(sum >> 63);  // all ones for a negative sum
+    const std::uint64_t mag = (static_cast<std::uint64_t>(sum) ^ sm) - sm;  // (no branch: the sign is random)
+    const int lz = std::countl_zero(mag | 1);  // (mag == 0 is handled below)
+    const std::uint64_t norm = mag << lz;
+    std::uint64_t kept = norm >> (64 - p);
+    const std::uint64_t below = norm << p;  // the bits below the kept ones, left-aligned
+    int pr = pmax + exp_base - lz;          // the result's exponent in the products' frame
+    if constexpr (M == static_cast<int>(rounding::nearest_even)) {
+      kept += (below >> 63) & ((below << 1 != 0) | (kept & 1));
+      const std::uint64_t carry = kept >> p;
+      kept >>= carry;
+      pr += static_cast<int>(carry);
+    }
+    if (mag == 0 || static_cast<unsigned>(pr - bias_ab - emin) > static_cast<unsigned>(emax - emin)) [[unlikely]] {
+      c = short_decode<bias_ab>(short_finish<FA, FB, K, M>(pmax, c.sig, c.neg, c.pc, products, dropped, ch, st), Lc);
+      continue;
+    }
+    inexact |= dropped | below;
+    c.sig = kept << keep_shift;
+    c.neg = sm & 1;
+    c.pc = pr;
+  }
+  io = c;
+  guess_io = guess;
+  inexact_io = inexact;
+  return s;
+}
+
+/// The chain of block_chain_fast_avx2 for a kept format K and a final rounding M (toward zero or
+/// nearest even) known at compile time and input subnormals kept (every block-FMA preset): the same
+/// computation, bit for bit and flag for flag, with the dependency from one block's result to the
+/// next shortened, since it bounds the speed of short blocks (N = 4 and 8):
+///  - c stays decoded between blocks (short_acc) while it is zero or normal; it is encoded only at
+///    the end or for a block taken another way.
+///  - The grid of a block is 2^(max(Pmax, pc) - bias_a - bias_b - F) (step 3): it depends on c's
+///    exponent pc. The products' terms are cut onto the grid of a guessed pc (the last one that
+///    decided a grid, changed only on a branch, so no data dependency on the previous block's
+///    result), and cut again when the real max(Pmax, pc) differs.
+///  - The rounding of a result in binary32's normal range (K has binary32's exponent range) is
+///    done here: normalised by its leading-zero count, p bits kept, nearest even from the round
+///    bit and the bits below; zero and a result outside that range (subnormal, overflow, a carry
+///    out of emax) are block_fast_finish's (round_pack) from the same sum.
+///  - Whole blocks of 4, 8, 16 and 32 terms have their vectors unrolled.
+template <format FA, format FB, format K, int M, class A, class B>
+LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
+                                               std::size_t first, std::size_t n, bits_t c, const fast_chain& ch,
+                                               status& st) {
+  static_assert(M == static_cast<int>(rounding::toward_zero) || M == static_cast<int>(rounding::nearest_even));
+  static_assert(K.exponent_bits == binary32.exponent_bits && K.bias() == binary32.bias() && K.kind == nonfinite::ieee &&
+                K.precision <= binary32.precision);
+  constexpr int bias_ab = FA.bias() + FB.bias();
+  short_acc acc = short_decode<bias_ab>(c, ch.Lc);
+  int guess = acc.pc == short_other ? short_zero : acc.pc;  // the c exponent the products' grid is cut for
+  std::uint64_t inexact = 0;
+  std::size_t s = 0;
+  switch (mu.block_size) {
+    case 4: s = short_blocks<FA, FB, K, M, 1>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
+    case 8: s = short_blocks<FA, FB, K, M, 2>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
+    case 16: s = short_blocks<FA, FB, K, M, 4>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
+    case 32: s = short_blocks<FA, FB, K, M, 8>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
+    default: break;
+  }
+  short_blocks<FA, FB, K, M, 0>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+  if (inexact != 0) st |= status::inexact;
+  return short_encode<bias_ab>(acc, ch.Lc);
+}
 #undef LIBFLOAT_MB_AVX2
+#undef LIBFLOAT_MB_AVX2_BMI
 #endif
 
 template <format FA, format FB, format K, int M, bool DAZ, class A, class B>
@@ -389,8 +629,12 @@ bits_t block_chain_fast_with(const matrix_unit& mu, const operand<A>& a, const o
                       F > binary32.fraction_bits() ? F - binary32.fraction_bits() : 0};
 #if defined(LIBFLOAT_ARRAY_X86)
   const array_dispatch path = array_dispatch_in_use();
-  if (path == array_dispatch::avx2 || is_avx512(path))
+  if (path == array_dispatch::avx2 || is_avx512(path)) {
+    if constexpr (K != format{} && !DAZ &&
+                  (M == static_cast<int>(rounding::toward_zero) || M == static_cast<int>(rounding::nearest_even)))
+      if (!ch.floor && cpu().bmi2_lzcnt) return block_chain_short_avx2<FA, FB, K, M>(mu, a, b, first, n, c, ch, st);
     return block_chain_fast_avx2<FA, FB, K, M, DAZ>(mu, a, b, first, n, c, ch, st);
+  }
 #endif
   const auto N = static_cast<std::size_t>(mu.block_size);
   for (std::size_t s = 0; s < n; s += N)
@@ -426,6 +670,11 @@ struct typed_get {
   static constexpr format fmt = F;
   Get get;
   LIBFLOAT_INLINE constexpr bits_t operator()(std::size_t i) const { return get(i); }
+  constexpr auto data() const
+    requires requires(const Get& g) { g.data(); }
+  {
+    return get.data();
+  }
 };
 template <format F, class Get>
 constexpr typed_get<F, Get> make_typed_get(Get g) {

@@ -223,6 +223,17 @@ bits_t pairwise_block(const matrix_unit& mu, const operand<A>& a, const operand<
 struct stored_get {
   const bits_t* p;
   LIBFLOAT_INLINE constexpr bits_t operator()(std::size_t i) const { return p[i]; }
+  constexpr const bits_t* data() const { return p; }  // (contiguous: the fast blocks load vectors)
+};
+
+/// The typed entries' operand: a contiguous array of fp<F> (i -> p[i].bits()), whose objects are
+/// their encodings (the fast blocks load them as vectors of integers).
+template <format F>
+struct fp_array_get {
+  static_assert(sizeof(fp<F>) == sizeof(typename fp<F>::storage_type));
+  const fp<F>* p;
+  LIBFLOAT_INLINE constexpr bits_t operator()(std::size_t i) const { return p[i].bits(); }
+  constexpr const fp<F>* data() const { return p; }
 };
 
 template <class A, class B>
@@ -341,8 +352,8 @@ fp32 dot(const matrix_unit& mu, std::span<const fp<F>> a, std::span<const fp<G>>
     r = mu.output.default_nan_bits();
   } else {
     const bits_t cb = convert(mu.output, binary32, c.bits(), env{}, s);
-    const detail::operand oa{F, detail::make_typed_get<F>([a](std::size_t i) { return bits_t{a[i].bits()}; })};
-    const detail::operand ob{G, detail::make_typed_get<G>([b](std::size_t i) { return bits_t{b[i].bits()}; })};
+    const detail::operand oa{F, detail::make_typed_get<F>(detail::fp_array_get<F>{a.data()})};
+    const detail::operand ob{G, detail::make_typed_get<G>(detail::fp_array_get<G>{b.data()})};
     r = detail::unit_dot(mu, oa, ob, a.size(), cb, s);
   }
   status ignored{};
@@ -379,7 +390,7 @@ void gemm(const matrix_unit& mu, std::size_t M, std::size_t N, std::size_t K, st
   }
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      const detail::operand oa{F, detail::make_typed_get<F>([&A, i, K](std::size_t k) { return bits_t{A[i * K + k].bits()}; })};
+      const detail::operand oa{F, detail::make_typed_get<F>(detail::fp_array_get<F>{A.data() + i * K})};
       const detail::operand ob{G, detail::make_typed_get<G>([&B, j, N](std::size_t k) { return bits_t{B[k * N + j].bits()}; })};
       const bits_t cb = convert(mu.output, binary32, C[i * N + j].bits(), env{}, s);
       const bits_t r = detail::unit_dot(mu, oa, ob, K, cb, s);

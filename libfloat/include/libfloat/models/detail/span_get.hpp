@@ -16,6 +16,7 @@ namespace lf::detail {
 struct span_get {
   std::span<const bits_t> s;
   constexpr bits_t operator()(std::size_t i) const { return s[i]; }
+  constexpr const bits_t* data() const { return s.data(); }  // (contiguous: the fast blocks load vectors)
 };
 
 /// (i, v) -> s[i] = v.
