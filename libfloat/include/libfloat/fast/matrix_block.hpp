@@ -15,10 +15,10 @@
 // cancellation, zeros, and products and c near binary32's smallest normal and near its largest,
 // whose running sums cross into its subnormals or overflow) and c drawn from +-0, subnormals, 1,
 // normals, +-max finite, infinity, quiet and signaling NaN (fixed seed); the operands reach the
-// blocks as contiguous arrays (vector loads) and through a getter (single loads). The whole domain runs twice, once per implementation of the
-// chain, each forced with lf::set_array_dispatch: the portable blocks (array_dispatch::portable)
-// and the AVX2 blocks (array_dispatch::avx2; reported as skipped, not proven, on a CPU without
-// AVX2).
+// blocks as contiguous arrays (vector loads) and through a getter (single loads). The whole domain
+// runs twice, once per implementation of the chain, each forced with lf::set_array_dispatch: the
+// portable blocks (array_dispatch::portable) and the AVX2 blocks (array_dispatch::avx2; reported
+// as skipped, not proven, on a CPU without AVX2).
 //
 // The same computation as block_fma_general, bit for bit and flag for flag, for the common case:
 // both input formats named (known at compile time for the typed entries, dispatched once per chain
