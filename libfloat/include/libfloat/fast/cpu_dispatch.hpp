@@ -51,9 +51,8 @@ inline cpu_caps detect_cpu() {
   if ((lo & 0x6u) != 0x6u) return c;  // XMM and YMM state
   if (!__get_cpuid_count(7, 0, &a, &b, &cx, &d)) return c;
   c.avx2_f16c = f16c && (b & bit_AVX2) != 0;
-  const bool bmi2 = (b & (1u << 8)) != 0;  // CPUID 7.0 EBX bit 8
-  c.bmi2_lzcnt = bmi2 && __get_cpuid(0x80000001u, &a, &b, &cx, &d) && (cx & (1u << 5)) != 0;  // ECX bit 5: LZCNT
-  if (!__get_cpuid_count(7, 0, &a, &b, &cx, &d)) return c;  // (the leaves 7.0 registers again, for below)
+  unsigned xa = 0, xb = 0, xc = 0, xd = 0;  // leaf 0x80000001 (ECX bit 5: LZCNT); BMI2: leaf 7.0 EBX bit 8
+  c.bmi2_lzcnt = (b & (1u << 8)) != 0 && __get_cpuid(0x80000001u, &xa, &xb, &xc, &xd) && (xc & (1u << 5)) != 0;
   const bool zmm_state = (lo & 0xE6u) == 0xE6u;  // + opmask, ZMM_Hi256, Hi16_ZMM
   c.avx512 = c.avx2_f16c && zmm_state && (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) &&
              (b & bit_AVX512DQ);
