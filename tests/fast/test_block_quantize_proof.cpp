@@ -21,6 +21,7 @@
 
 #include "proof_selection.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -43,7 +44,7 @@ const lf::env saturating{lf::rounding::nearest_even,
                          lf::policy{lf::tininess::after_rounding, {}, {}, lf::overflow_policy::saturate}};
 
 // The kernel's paths: portable always; AVX2 and AVX-512 where the CPU has them (otherwise said to be
-// skipped). (The e2m1 division has no AVX-512 form: there the AVX-512 path runs its AVX2 code.)
+// skipped).
 std::vector<lf::array_dispatch> proof_paths(const char* kernel) {
   std::vector<lf::array_dispatch> paths{lf::array_dispatch::portable};
   if (lf::detail::cpu().avx2_f16c)
@@ -181,10 +182,32 @@ TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) and the E4M3 scale table equal the c
     }
     // NVFP4's block scale: every positive finite binary32 amax of the chunk, for denominators 6 * T.
     if (c >= 0x7F80u) continue;  // negative, infinite or NaN amax: not in the domain
+    std::vector<double> amaxes(65536);
+    std::vector<std::int32_t> vector_codes(65536);
+    for (std::uint32_t lo = 0; lo < 65536; ++lo) amaxes[lo] = static_cast<double>(xs[lo]);
     for (const double T : tensor_scales) {
       const double d = 6.0 * T;
       REQUIRE(lf::fast::e4m3_scale_table::ok(d));
       const lf::fast::e4m3_scale_table table(d);
+      // codes() (all of the chunk at once, lanes of AVX-512 where the CPU has it) gives code()'s
+      // result and inexact for every amax, -1 where code() gives -1 (zeros included)
+      for (const lf::array_dispatch path : paths) {
+        const lf::array_dispatch before = lf::set_array_dispatch(path);
+        table.codes(amaxes.data(), vector_codes.data(), 65536);
+        lf::set_array_dispatch(before);
+        for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+          bool inexact = false;
+          const int code = table.code(amaxes[lo], inexact);
+          const std::int32_t want_code = code < 0 ? -1 : code | (inexact ? 256 : 0);
+          ++scale_checked;
+          if (vector_codes[lo] != want_code && mismatches++ == 0) {
+            char buf[200];
+            std::snprintf(buf, sizeof buf, "e4m3 scale codes() %s amax=%a d=%a: %d, code() %d", lf::array_dispatch_name(path),
+                          amaxes[lo], d, vector_codes[lo], want_code);
+            first = buf;
+          }
+        }
+      }
       for (std::uint32_t lo = 0; lo < 65536; ++lo) {
         const double amax = static_cast<double>(xs[lo]);
         if (!(amax > 0)) continue;
@@ -233,6 +256,20 @@ TEST_CASE("mx_quantize takes the kernel: the same codes and flags as the core's 
   x[700] = 1e-40f;                                 // a binary32 subnormal (the vector kernels' fallback)
   // NaN blocks inside rows, between blocks that NVFP4's row kernel (mx_e2m1_rne_div_runs) takes
   for (const std::size_t i : {1000, 1011, 2500, 4100, 5555}) x[i] = std::numeric_limits<float>::quiet_NaN();
+  // Blocks that mx_blocks_e8m0 (the MX row kernel) leaves to the general code, between blocks it takes
+  // (in the 64 x 96 shape: row 3's blocks 0-2, row 4's blocks 0-1): all zero; all binary32
+  // subnormals; largest magnitude in [2^-125, 2^-124) (scale exponent -127 for FP4 and FP6 E2M3, in
+  // E8M0's range; below it for the others); largest exactly 2^-126 (below it for every format); and a
+  // block near binary32's largest (scale exponents 127 - emax_elem, elements saturating or not).
+  std::uniform_int_distribution<std::uint32_t> frac(0, 0x7FFFFF);
+  auto with_field = [&](std::uint32_t field) {  // random sign and fraction, binary32 exponent field `field`
+    return std::bit_cast<float>(static_cast<std::uint32_t>(gen() & 1) << 31 | field << 23 | frac(gen));
+  };
+  for (std::size_t i = 288; i < 320; ++i) x[i] = 0.0f;
+  for (std::size_t i = 320; i < 352; ++i) x[i] = with_field(0);
+  for (std::size_t i = 352; i < 384; ++i) x[i] = with_field(static_cast<std::uint32_t>(2 - i % 3));  // 2^-125, 2^-126, subnormal
+  for (std::size_t i = 384; i < 416; ++i) x[i] = i == 390 ? 0x1p-126f : with_field(0);
+  for (std::size_t i = 416; i < 448; ++i) x[i] = with_field(static_cast<std::uint32_t>(254 - i % 4));
   // (64 x 96: whole blocks; 9 x 100: runs cut short at the end of a row, 7 or 4 elements; 12 x 176:
   // 11 NVFP4 blocks a row)
   const std::pair<std::size_t, std::size_t> shapes[] = {{64, 96}, {9, 100}, {12, 176}};
@@ -257,9 +294,98 @@ TEST_CASE("mx_quantize takes the kernel: the same codes and flags as the core's 
       CHECK(fast.elements == slow.elements);
       CHECK(fast.flags == slow.flags);
       CHECK(fast.tensor_scale == slow.tensor_scale);
+      if (bf.rule == lf::scale_rule::nvfp4) {
+        // (independently: the largest finite magnitude, NaN and infinite elements skipped, over
+        // 6 * 448 in one binary32 division, IEEE hardware)
+        float finite_amax = 0;
+        for (const float v : xs)
+          if (std::isfinite(v)) finite_amax = std::max(finite_amax, std::fabs(v));
+        CHECK(fast.tensor_scale == finite_amax / 2688.0f);
+      }
       // into a reused block_quantized: the same
       CHECK(again.elements == fast.elements);
       CHECK(again.scales == fast.scales);
       CHECK(again.flags == fast.flags);
+    }
+}
+
+TEST_CASE("mx_quantize's flags from the MX row kernel's blocks alone") {
+  // Rows of two whole blocks that fast::mx_blocks_e8m0 takes (normal largest magnitudes, scales in
+  // E8M0's range), so each flag below can only come from it: elements that are powers of two from 1
+  // to 8 (exact in every MX element format once divided by the scale 2^(3 - emax_elem)); the same with
+  // one element 2^-30 (below every format's smallest subnormal after the division: underflow and
+  // inexact); the same with one element 15.9 (the scale is still 2^(3 - emax_elem), and 15.9 / scale
+  // lies above every format's largest finite value: overflow and inexact, saturated).
+  std::mt19937_64 gen(23);
+  for (const lf::array_dispatch path : proof_paths("mx_blocks_e8m0"))
+    for (const lf::block_format& bf : {lf::mxfp8_e4m3, lf::mxfp8_e5m2, lf::mxfp6_e3m2, lf::mxfp6_e2m3, lf::mxfp4})
+      for (int kind = 0; kind < 3; ++kind) {
+        CAPTURE(bf.name);
+        CAPTURE(kind);
+        CAPTURE(lf::array_dispatch_name(path));
+        std::vector<float> x(64);
+        for (float& v : x) v = std::ldexp((gen() & 1) ? -1.0f : 1.0f, static_cast<int>(gen() % 4));
+        x[3] = 8.0f;
+        x[35] = -8.0f;
+        if (kind == 1) x[40] = 0x1p-30f;
+        if (kind == 2) x[40] = 15.9f;
+        const lf::array_dispatch before = lf::set_array_dispatch(path);
+        const lf::block_quantized fast = lf::mx_quantize(x, 1, 64, bf, saturating, lf::block_layout::rows_1d);
+        lf::set_array_dispatch(before);
+        const lf::block_quantized slow = lf::detail::mx_quantize_with(
+            x, 1, 64, bf, saturating, lf::block_layout::rows_1d, [](std::size_t) { return std::uint32_t{0}; }, false);
+        CHECK(fast.elements == slow.elements);
+        CHECK(fast.scales == slow.scales);
+        CHECK(fast.flags == slow.flags);
+        // (the data does what it is meant to: the flags expected of each kind)
+        const lf::status expected = kind == 0 ? lf::status{}
+                                    : kind == 1 ? lf::status::underflow | lf::status::inexact
+                                                : lf::status::overflow | lf::status::inexact;
+        CHECK(slow.flags == expected);
+      }
+}
+
+TEST_CASE("e4m3_scale_table::codes leaves NaN, infinite, zero and negative amax to the core") {
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 0.0, -1.0,
+                             -std::numeric_limits<double>::infinity(), 1.0, 3.0, 448.0 * 6.0, 0x1p-6 * 6.0};
+  std::vector<double> amax;
+  for (int i = 0; i < 3; ++i) amax.insert(amax.end(), std::begin(specials), std::end(specials));  // 27: lanes and a tail
+  const lf::fast::e4m3_scale_table table(6.0);
+  for (const lf::array_dispatch path : proof_paths("e4m3 scale codes")) {
+    CAPTURE(lf::array_dispatch_name(path));
+    std::vector<std::int32_t> got(amax.size());
+    const lf::array_dispatch before = lf::set_array_dispatch(path);
+    table.codes(amax.data(), got.data(), amax.size());
+    lf::set_array_dispatch(before);
+    for (std::size_t i = 0; i < amax.size(); ++i) {
+      CAPTURE(amax[i]);
+      bool inexact = false;
+      const int code = table.code(amax[i], inexact);
+      CHECK(got[i] == (code < 0 ? -1 : code | (inexact ? 256 : 0)));
+      // (by hand: 1 / 6 and 3 / 6 = 0.5 are E4M3 values only for 0.5; 448 * 6 / 6 = 448 is max finite,
+      // outside [2^-6, 448); 2^-6 is the smallest normal, inside)
+      if (!(amax[i] > 0) || std::isinf(amax[i]) || amax[i] == 448.0 * 6.0) CHECK(got[i] == -1);
+      if (amax[i] == 3.0) CHECK(got[i] == 0x30);        // 0.5: exponent field 6, fraction 0, exact
+      if (amax[i] == 0x1p-6 * 6.0) CHECK(got[i] == 0x08);  // 2^-6: exponent field 1, exact
+    }
+  }
+}
+
+TEST_CASE("NVFP4's tensor scale counts the finite elements of blocks that hold a NaN or an infinity") {
+  // 2 x 48, blocks of 16: the largest finite magnitude (1000) sits in a block with a NaN, the next
+  // (3) in a block with an infinity, the rest are at most 1; T = 1000 / (6 * 448) in one binary32
+  // division (IEEE hardware), on each path.
+  std::vector<float> x(96, 0.5f);
+  x[1] = std::numeric_limits<float>::quiet_NaN();
+  x[2] = -1000.0f;
+  x[50] = std::numeric_limits<float>::infinity();
+  x[51] = 3.0f;
+  for (const lf::array_dispatch path : proof_paths("nvfp4 tensor scale"))
+    for (const lf::block_layout layout : {lf::block_layout::rows_1d, lf::block_layout::tiles_2d}) {
+      CAPTURE(lf::array_dispatch_name(path));
+      const lf::array_dispatch before = lf::set_array_dispatch(path);
+      const lf::block_quantized q = lf::mx_quantize(x, 2, 48, lf::nvfp4, saturating, layout);
+      lf::set_array_dispatch(before);
+      CHECK(q.tensor_scale == 1000.0f / 2688.0f);
     }
 }

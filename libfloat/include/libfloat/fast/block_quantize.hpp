@@ -84,7 +84,7 @@ class e4m3_scale_table {
     const std::uint64_t sig = (std::bit_cast<std::uint64_t>(d) & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
     return 53 - std::countr_zero(sig) <= 48;
   }
-  explicit e4m3_scale_table(double d) : inv_(1.0 / d), min_(0x1p-6 * d), max_(448.0 * d) {
+  explicit e4m3_scale_table(double d) : inv_(1.0 / d), min_(0x1p-6 * d), max_(448.0 * d), d_(d) {
     for (int code = 8; code <= 126; ++code) {  // the normal codes: exponent field 1..15, max finite 126
       const int e = (code >> 3) - 7, f = code & 7;
       const double v = std::ldexp(1.0 + f / 8.0, e), ulp = std::ldexp(1.0, e - 3);
@@ -106,8 +106,20 @@ class e4m3_scale_table {
     inexact = amax != val_[code];
     return code;
   }
+  /// code() for amax[0..n) at once: out[i] = code | 256 when inexact, -1 where code() gives -1 (amax a
+  /// NaN included: it is outside [2^-6 d, 448 d)). On AVX-512 (8 lanes of binary64, where the CPU has
+  /// it and lf::array_dispatch_in_use() allows) the same steps as lane operations, with the table's
+  /// three values computed in place: the candidate's value v (the rounded bits themselves), and
+  /// lo = (v - below / 2) * d, hi = (v + ulp / 2) * d, each exact as in the table (v -+ half a spacing
+  /// has at most 5 significant bits, d at most 48). Proof: tests/fast/test_block_quantize_proof.cpp
+  /// compares it with code() on every positive finite binary32 amax for five tensor scales, and
+  /// code() with the core.
+  void codes(const double* amax, std::int32_t* out, std::size_t n) const;
  private:
-  double inv_, min_, max_;
+#if defined(LIBFLOAT_ARRAY_X86)
+  std::size_t codes_avx512(const double* amax, std::int32_t* out, std::size_t n) const;
+#endif
+  double inv_, min_, max_, d_;
   double lo_[127] = {}, hi_[127] = {}, val_[127] = {};
 };
 
@@ -177,16 +189,17 @@ inline std::uint32_t mx_elements_rne_portable(const float* x, std::uint8_t* out,
 }
 
 #if defined(LIBFLOAT_ARRAY_X86)
-/// The same on 8 lanes of AVX2, the steps of mx_element_rne as lane operations. A group of 8 holding
-/// a binary32 subnormal (its normalisation needs a count of leading zeros, which AVX2 lacks) takes
-/// the portable code, and so does a tail of fewer than 8.
-__attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const float* x, std::uint8_t* out,
-                                                                          std::size_t n, int k,
-                                                                          const mx_element_params& p,
-                                                                          std::uint8_t* per_element) {
+/// mx_element_rne on the 8 lanes of xb (binary32 bits, none of them a binary32 subnormal) as AVX2 lane
+/// operations, with v_k127 = 127 + k in every lane: the codes (one per 32-bit lane), and each lane's
+/// flags ORed into the accumulators (all-ones lanes). Shared by the run kernel below and the block
+/// kernel mx_blocks_e8m0_x86 (the constants are loop invariants once it is inlined).
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline __m256i mx_rne8_avx2(__m256i xb, __m256i v_k127,
+                                                                                    const mx_element_params& p,
+                                                                                    __m256i& inexact_any, __m256i& under,
+                                                                                    __m256i& over) {
   const int M = p.fraction_bits;
   const __m256i one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256();
-  const __m256i v_k127 = _mm256_set1_epi32(127 + k), v_emin = _mm256_set1_epi32(p.emin);
+  const __m256i v_emin = _mm256_set1_epi32(p.emin);
   const __m256i v_sh0 = _mm256_set1_epi32(23 - M), v_25 = _mm256_set1_epi32(25);
   const __m256i v_norm_off = _mm256_set1_epi32(1 - p.emin), v_two_m = _mm256_set1_epi32(1 << M);
   const __m256i v_maxcode = _mm256_set1_epi32(static_cast<int>(p.max_code));
@@ -194,69 +207,90 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const 
   const __m256i v_halfu = _mm256_set1_epi32(1 << (22 - M)), v_masku = _mm256_set1_epi32((1 << (23 - M)) - 1);
   const __m128i shift_m = _mm_cvtsi32_si128(M), shift_u = _mm_cvtsi32_si128(23 - M);
   const __m128i shift_sign = _mm_cvtsi32_si128(p.sign_shift);
-  __m256i inexact_acc = zero, under_acc = zero, over_acc = zero;
+  const __m256i field = _mm256_and_si256(_mm256_srli_epi32(xb, 23), _mm256_set1_epi32(0xFF));
+  const __m256i mant = _mm256_and_si256(xb, _mm256_set1_epi32(0x7FFFFF));
+  const __m256i field0 = _mm256_cmpeq_epi32(field, zero);
+  // sig: 0 for a zero (field 0, mantissa 0), the mantissa with its hidden bit otherwise.
+  const __m256i sig = _mm256_andnot_si256(field0, _mm256_or_si256(mant, _mm256_set1_epi32(0x800000)));
+  const __m256i E = _mm256_sub_epi32(field, v_k127);
+  const __m256i below = _mm256_max_epi32(_mm256_sub_epi32(v_emin, E), zero);
+  const __m256i sh = _mm256_min_epi32(_mm256_add_epi32(v_sh0, below), v_25);
+  const __m256i q = _mm256_srlv_epi32(sig, sh);
+  const __m256i bit = _mm256_sllv_epi32(one, sh);
+  const __m256i rem = _mm256_and_si256(sig, _mm256_sub_epi32(bit, one));
+  const __m256i half = _mm256_srli_epi32(bit, 1);
+  const __m256i q_odd = _mm256_cmpeq_epi32(_mm256_and_si256(q, one), one);
+  const __m256i up = _mm256_or_si256(_mm256_cmpgt_epi32(rem, half),
+                                     _mm256_and_si256(_mm256_cmpeq_epi32(rem, half), q_odd));
+  const __m256i r = _mm256_sub_epi32(q, up);  // up is -1 where it rounds up
+  const __m256i normal_code =
+      _mm256_sub_epi32(_mm256_add_epi32(_mm256_sll_epi32(_mm256_add_epi32(E, v_norm_off), shift_m), r), v_two_m);
+  const __m256i is_normal = _mm256_cmpgt_epi32(E, v_emin1);  // E >= emin
+  // (a zero lane, field 0 here, has E = -127 - k, which may look normal: its code is 0)
+  const __m256i code = _mm256_andnot_si256(field0, _mm256_blendv_epi8(r, normal_code, is_normal));
+  // tiny after rounding (see mx_element_rne)
+  const __m256i qu = _mm256_srl_epi32(sig, shift_u);
+  const __m256i remu = _mm256_and_si256(sig, v_masku);
+  const __m256i qu_odd = _mm256_cmpeq_epi32(_mm256_and_si256(qu, one), one);
+  const __m256i upu = _mm256_or_si256(_mm256_cmpgt_epi32(remu, v_halfu),
+                                      _mm256_and_si256(_mm256_cmpeq_epi32(remu, v_halfu), qu_odd));
+  const __m256i ru = _mm256_sub_epi32(qu, upu);
+  const __m256i tiny = _mm256_or_si256(_mm256_cmpgt_epi32(v_emin1, E),
+                                       _mm256_and_si256(_mm256_cmpeq_epi32(E, v_emin1), _mm256_cmpgt_epi32(v_top, ru)));
+  const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi32(rem, zero), _mm256_set1_epi32(-1));
+  over = _mm256_cmpgt_epi32(code, v_maxcode);
+  const __m256i sign = _mm256_sll_epi32(_mm256_srli_epi32(xb, 31), shift_sign);
+  inexact_any = _mm256_or_si256(inexact, over);
+  under = _mm256_and_si256(inexact, tiny);
+  return _mm256_or_si256(sign, _mm256_blendv_epi8(code, v_maxcode, over));
+}
+
+/// Whether any of the 8 lanes of xb is a binary32 subnormal (exponent field 0, mantissa not 0): the
+/// vector kernels leave such a group to the portable code (normalising one needs a count of leading
+/// zeros, which AVX2 lacks).
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline bool mx_any_subnormal_avx2(__m256i xb) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i field0 = _mm256_cmpeq_epi32(_mm256_and_si256(xb, _mm256_set1_epi32(0x7F800000)), zero);
+  const __m256i mant0 = _mm256_cmpeq_epi32(_mm256_and_si256(xb, _mm256_set1_epi32(0x7FFFFF)), zero);
+  return !_mm256_testz_si256(_mm256_andnot_si256(mant0, field0), field0);
+}
+
+/// The low bytes of the 8 lanes of res (codes of at most 8 bits) to dst[0..8).
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline void mx_store8_avx2(std::uint8_t* dst, __m256i res) {
+  const __m256i w16 = _mm256_packus_epi32(res, res);  // in-lane packs, then the two 4-byte halves gathered
+  const __m256i w8 = _mm256_packus_epi16(w16, w16);
+  const __m256i both = _mm256_permutevar8x32_epi32(w8, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(both));
+}
+
+/// The run kernel on 8 lanes of AVX2 (mx_rne8_avx2). A group of 8 holding a binary32 subnormal takes
+/// the portable code, and so does a tail of fewer than 8.
+__attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const float* x, std::uint8_t* out,
+                                                                          std::size_t n, int k,
+                                                                          const mx_element_params& params,
+                                                                          std::uint8_t* per_element) {
+  const mx_element_params p = params;  // (a copy: the byte stores below may not change it)
+  const __m256i v_k127 = _mm256_set1_epi32(127 + k);
+  __m256i inexact_acc = _mm256_setzero_si256(), under_acc = inexact_acc, over_acc = inexact_acc;
   std::size_t j = 0;
   std::uint32_t flags = 0;
   for (; j + 8 <= n; j += 8) {
     const __m256i xb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + j));
-    const __m256i field = _mm256_and_si256(_mm256_srli_epi32(xb, 23), _mm256_set1_epi32(0xFF));
-    const __m256i mant = _mm256_and_si256(xb, _mm256_set1_epi32(0x7FFFFF));
-    const __m256i field0 = _mm256_cmpeq_epi32(field, zero);
-    if (!_mm256_testz_si256(_mm256_andnot_si256(_mm256_cmpeq_epi32(mant, zero), field0), field0)) {
+    if (mx_any_subnormal_avx2(xb)) {
       flags |= mx_elements_rne_portable(x + j, out + j, 8, k, p, per_element ? per_element + j : nullptr);
-      continue;  // a binary32 subnormal in the group
+      continue;
     }
-    // sig: 0 for a zero (field 0, mantissa 0), the mantissa with its hidden bit otherwise.
-    const __m256i sig = _mm256_andnot_si256(field0, _mm256_or_si256(mant, _mm256_set1_epi32(0x800000)));
-    const __m256i E = _mm256_sub_epi32(field, v_k127);
-    const __m256i below = _mm256_max_epi32(_mm256_sub_epi32(v_emin, E), zero);
-    const __m256i sh = _mm256_min_epi32(_mm256_add_epi32(v_sh0, below), v_25);
-    const __m256i q = _mm256_srlv_epi32(sig, sh);
-    const __m256i bit = _mm256_sllv_epi32(one, sh);
-    const __m256i rem = _mm256_and_si256(sig, _mm256_sub_epi32(bit, one));
-    const __m256i half = _mm256_srli_epi32(bit, 1);
-    const __m256i q_odd = _mm256_cmpeq_epi32(_mm256_and_si256(q, one), one);
-    const __m256i up = _mm256_or_si256(_mm256_cmpgt_epi32(rem, half),
-                                       _mm256_and_si256(_mm256_cmpeq_epi32(rem, half), q_odd));
-    const __m256i r = _mm256_sub_epi32(q, up);  // up is -1 where it rounds up
-    const __m256i normal_code =
-        _mm256_sub_epi32(_mm256_add_epi32(_mm256_sll_epi32(_mm256_add_epi32(E, v_norm_off), shift_m), r), v_two_m);
-    const __m256i is_normal = _mm256_cmpgt_epi32(E, v_emin1);  // E >= emin
-    // (a zero lane, field 0 here, has E = -127 - k, which may look normal: its code is 0)
-    const __m256i code = _mm256_andnot_si256(field0, _mm256_blendv_epi8(r, normal_code, is_normal));
-    // tiny after rounding (see mx_element_rne)
-    const __m256i qu = _mm256_srl_epi32(sig, shift_u);
-    const __m256i remu = _mm256_and_si256(sig, v_masku);
-    const __m256i qu_odd = _mm256_cmpeq_epi32(_mm256_and_si256(qu, one), one);
-    const __m256i upu = _mm256_or_si256(_mm256_cmpgt_epi32(remu, v_halfu),
-                                        _mm256_and_si256(_mm256_cmpeq_epi32(remu, v_halfu), qu_odd));
-    const __m256i ru = _mm256_sub_epi32(qu, upu);
-    const __m256i tiny = _mm256_or_si256(_mm256_cmpgt_epi32(v_emin1, E),
-                                         _mm256_and_si256(_mm256_cmpeq_epi32(E, v_emin1), _mm256_cmpgt_epi32(v_top, ru)));
-    const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi32(rem, zero), _mm256_set1_epi32(-1));
-    const __m256i over = _mm256_cmpgt_epi32(code, v_maxcode);
-    const __m256i sign = _mm256_sll_epi32(_mm256_srli_epi32(xb, 31), shift_sign);
-    const __m256i res = _mm256_or_si256(sign, _mm256_blendv_epi8(code, v_maxcode, over));
-    const __m256i inexact_any = _mm256_or_si256(inexact, over);
-    const __m256i under = _mm256_and_si256(inexact, tiny);
+    __m256i inexact_any, under, over;
+    mx_store8_avx2(out + j, mx_rne8_avx2(xb, v_k127, p, inexact_any, under, over));
     inexact_acc = _mm256_or_si256(inexact_acc, inexact_any);
     under_acc = _mm256_or_si256(under_acc, under);
     over_acc = _mm256_or_si256(over_acc, over);
-    // 8 results of at most 8 bits: pack to bytes (in-lane), then gather the two 4-byte halves.
-    const __m256i w16 = _mm256_packus_epi32(res, res);
-    const __m256i w8 = _mm256_packus_epi16(w16, w16);
-    const __m256i both = _mm256_permutevar8x32_epi32(w8, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + j), _mm256_castsi256_si128(both));
-    if (per_element) {
-      const __m256i fl = _mm256_or_si256(
-          _mm256_or_si256(_mm256_and_si256(inexact_any, _mm256_set1_epi32(to_bits(status::inexact))),
-                          _mm256_and_si256(under, _mm256_set1_epi32(to_bits(status::underflow)))),
-          _mm256_and_si256(over, _mm256_set1_epi32(to_bits(status::overflow))));
-      const __m256i f16 = _mm256_packus_epi32(fl, fl);
-      const __m256i f8 = _mm256_packus_epi16(f16, f16);
-      const __m256i fb = _mm256_permutevar8x32_epi32(f8, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(per_element + j), _mm256_castsi256_si128(fb));
-    }
+    if (per_element)
+      mx_store8_avx2(per_element + j,
+                     _mm256_or_si256(
+                         _mm256_or_si256(_mm256_and_si256(inexact_any, _mm256_set1_epi32(to_bits(status::inexact))),
+                                         _mm256_and_si256(under, _mm256_set1_epi32(to_bits(status::underflow)))),
+                         _mm256_and_si256(over, _mm256_set1_epi32(to_bits(status::overflow)))));
   }
   if (!_mm256_testz_si256(inexact_acc, inexact_acc)) flags |= to_bits(status::inexact);
   if (!_mm256_testz_si256(under_acc, under_acc)) flags |= to_bits(status::underflow);
@@ -271,62 +305,87 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-/// The same on 16 lanes of AVX-512 (F, BW, VL, DQ; compares give mask registers). A group of 16
-/// holding a binary32 subnormal, and a tail of fewer than 16, take the AVX2 code.
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::uint32_t mx_elements_rne_avx512(
-    const float* x, std::uint8_t* out, std::size_t n, int k, const mx_element_params& p, std::uint8_t* per_element) {
+#define LIBFLOAT_BQ_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2")))
+/// mx_element_rne on the 16 lanes of xb (binary32 bits, none of them a binary32 subnormal) as AVX-512
+/// lane operations (F, BW, VL, DQ; compares give mask registers), with v_k127 = 127 + k in every lane:
+/// the codes (one per 32-bit lane), and each lane's flags in the masks. Shared by the run kernel below
+/// and the block kernel mx_blocks_e8m0_x86.
+/// (the masked forms with a full mask: GCC 12's unmasked ones start from _mm512_undefined_*(), which
+/// -Wmaybe-uninitialized reports wherever a precompiled header holds this file, pragmas or not)
+[[gnu::always_inline]] LIBFLOAT_BQ_AVX512 inline __m512i mx_rne16_avx512(__m512i xb, __m512i v_k127,
+                                                                        const mx_element_params& p,
+                                                                        __mmask16& inexact_any, __mmask16& under,
+                                                                        __mmask16& over) {
   const int M = p.fraction_bits;
   const __m512i one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512();
-  const __m512i v_k127 = _mm512_set1_epi32(127 + k), v_emin = _mm512_set1_epi32(p.emin);
+  const __m512i v_emin = _mm512_set1_epi32(p.emin);
   const __m512i v_sh0 = _mm512_set1_epi32(23 - M), v_25 = _mm512_set1_epi32(25);
   const __m512i v_norm_off = _mm512_set1_epi32(1 - p.emin), v_two_m = _mm512_set1_epi32(1 << M);
   const __m512i v_maxcode = _mm512_set1_epi32(static_cast<int>(p.max_code));
   const __m512i v_emin1 = _mm512_set1_epi32(p.emin - 1), v_top = _mm512_set1_epi32(2 << M);
   const __m512i v_halfu = _mm512_set1_epi32(1 << (22 - M)), v_masku = _mm512_set1_epi32((1 << (23 - M)) - 1);
   const __m512i v_m = _mm512_set1_epi32(M), v_u = _mm512_set1_epi32(23 - M), v_sign = _mm512_set1_epi32(p.sign_shift);
-  // (the masked forms with a full mask: GCC 12's unmasked ones start from _mm512_undefined_*(), which
-  // -Wmaybe-uninitialized reports wherever a precompiled header holds this file, pragmas or not)
   constexpr __mmask16 all = 0xFFFF;
+  const __m512i field = _mm512_and_si512(_mm512_maskz_srli_epi32(all, xb, 23), _mm512_set1_epi32(0xFF));
+  const __m512i mant = _mm512_and_si512(xb, _mm512_set1_epi32(0x7FFFFF));
+  const __mmask16 field0 = _mm512_cmpeq_epi32_mask(field, zero);
+  const __m512i sig = _mm512_maskz_or_epi32(static_cast<__mmask16>(~field0), mant, _mm512_set1_epi32(0x800000));
+  const __m512i E = _mm512_sub_epi32(field, v_k127);
+  const __m512i below = _mm512_maskz_max_epi32(all, _mm512_sub_epi32(v_emin, E), zero);
+  const __m512i sh = _mm512_maskz_min_epi32(all, _mm512_add_epi32(v_sh0, below), v_25);
+  const __m512i q = _mm512_maskz_srlv_epi32(all, sig, sh);
+  const __m512i bit = _mm512_maskz_sllv_epi32(all, one, sh);
+  const __m512i rem = _mm512_and_si512(sig, _mm512_sub_epi32(bit, one));
+  const __m512i half = _mm512_maskz_srli_epi32(all, bit, 1);
+  const __mmask16 q_odd = _mm512_test_epi32_mask(q, one);
+  const __mmask16 up = _mm512_cmpgt_epi32_mask(rem, half) | (_mm512_cmpeq_epi32_mask(rem, half) & q_odd);
+  const __m512i r = _mm512_mask_add_epi32(q, up, q, one);
+  const __m512i normal_code =
+      _mm512_sub_epi32(_mm512_add_epi32(_mm512_maskz_sllv_epi32(all, _mm512_add_epi32(E, v_norm_off), v_m), r), v_two_m);
+  const __mmask16 is_normal = _mm512_cmpgt_epi32_mask(E, v_emin1);
+  // (a zero lane, field 0 here, has E = -127 - k, which may look normal: its code is 0)
+  const __m512i code = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~field0), _mm512_mask_blend_epi32(is_normal, r, normal_code));
+  const __m512i qu = _mm512_maskz_srlv_epi32(all, sig, v_u);
+  const __m512i remu = _mm512_and_si512(sig, v_masku);
+  const __mmask16 upu = _mm512_cmpgt_epi32_mask(remu, v_halfu) |
+                        (_mm512_cmpeq_epi32_mask(remu, v_halfu) & _mm512_test_epi32_mask(qu, one));
+  const __m512i ru = _mm512_mask_add_epi32(qu, upu, qu, one);
+  const __mmask16 tiny = _mm512_cmpgt_epi32_mask(v_emin1, E) |
+                         (_mm512_cmpeq_epi32_mask(E, v_emin1) & _mm512_cmpgt_epi32_mask(v_top, ru));
+  const __mmask16 inexact = _mm512_cmpneq_epi32_mask(rem, zero);
+  over = _mm512_cmpgt_epi32_mask(code, v_maxcode);
+  const __m512i sign = _mm512_maskz_sllv_epi32(all, _mm512_maskz_srli_epi32(all, xb, 31), v_sign);
+  inexact_any = inexact | over;
+  under = inexact & tiny;
+  return _mm512_or_si512(sign, _mm512_mask_blend_epi32(over, code, v_maxcode));
+}
+
+/// Whether any of the 16 lanes of xb is a binary32 subnormal (the AVX-512 kernels leave such a group
+/// to the AVX2 code, and that to the portable one).
+[[gnu::always_inline]] LIBFLOAT_BQ_AVX512 inline bool mx_any_subnormal_avx512(__m512i xb) {
+  const __m512i zero = _mm512_setzero_si512();
+  return (_mm512_cmpeq_epi32_mask(_mm512_and_si512(xb, _mm512_set1_epi32(0x7F800000)), zero) &
+          _mm512_cmpneq_epi32_mask(_mm512_and_si512(xb, _mm512_set1_epi32(0x7FFFFF)), zero)) != 0;
+}
+
+/// The run kernel on 16 lanes of AVX-512 (mx_rne16_avx512). A group of 16 holding a binary32
+/// subnormal, and a tail of fewer than 16, take the AVX2 code.
+LIBFLOAT_BQ_AVX512 inline std::uint32_t mx_elements_rne_avx512(const float* x, std::uint8_t* out, std::size_t n, int k,
+                                                              const mx_element_params& params, std::uint8_t* per_element) {
+  const mx_element_params p = params;  // (a copy: the byte stores below may not change it)
+  constexpr __mmask16 all = 0xFFFF;
+  const __m512i v_k127 = _mm512_set1_epi32(127 + k);
   __mmask16 inexact_acc = 0, under_acc = 0, over_acc = 0;
   std::uint32_t flags = 0;
   std::size_t j = 0;
   for (; j + 16 <= n; j += 16) {
     const __m512i xb = _mm512_loadu_si512(x + j);
-    const __m512i field = _mm512_and_si512(_mm512_maskz_srli_epi32(all, xb, 23), _mm512_set1_epi32(0xFF));
-    const __m512i mant = _mm512_and_si512(xb, _mm512_set1_epi32(0x7FFFFF));
-    const __mmask16 field0 = _mm512_cmpeq_epi32_mask(field, zero);
-    if ((field0 & _mm512_cmpneq_epi32_mask(mant, zero)) != 0) {
+    if (mx_any_subnormal_avx512(xb)) {
       flags |= mx_elements_rne_avx2(x + j, out + j, 16, k, p, per_element ? per_element + j : nullptr);
-      continue;  // a binary32 subnormal in the group
+      continue;
     }
-    const __m512i sig = _mm512_maskz_or_epi32(static_cast<__mmask16>(~field0), mant, _mm512_set1_epi32(0x800000));
-    const __m512i E = _mm512_sub_epi32(field, v_k127);
-    const __m512i below = _mm512_maskz_max_epi32(all, _mm512_sub_epi32(v_emin, E), zero);
-    const __m512i sh = _mm512_maskz_min_epi32(all, _mm512_add_epi32(v_sh0, below), v_25);
-    const __m512i q = _mm512_maskz_srlv_epi32(all, sig, sh);
-    const __m512i bit = _mm512_maskz_sllv_epi32(all, one, sh);
-    const __m512i rem = _mm512_and_si512(sig, _mm512_sub_epi32(bit, one));
-    const __m512i half = _mm512_maskz_srli_epi32(all, bit, 1);
-    const __mmask16 q_odd = _mm512_test_epi32_mask(q, one);
-    const __mmask16 up = _mm512_cmpgt_epi32_mask(rem, half) | (_mm512_cmpeq_epi32_mask(rem, half) & q_odd);
-    const __m512i r = _mm512_mask_add_epi32(q, up, q, one);
-    const __m512i normal_code =
-        _mm512_sub_epi32(_mm512_add_epi32(_mm512_maskz_sllv_epi32(all, _mm512_add_epi32(E, v_norm_off), v_m), r), v_two_m);
-    const __mmask16 is_normal = _mm512_cmpgt_epi32_mask(E, v_emin1);
-    // (a zero lane, field 0 here, has E = -127 - k, which may look normal: its code is 0)
-    const __m512i code = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~field0), _mm512_mask_blend_epi32(is_normal, r, normal_code));
-    const __m512i qu = _mm512_maskz_srlv_epi32(all, sig, v_u);
-    const __m512i remu = _mm512_and_si512(sig, v_masku);
-    const __mmask16 upu = _mm512_cmpgt_epi32_mask(remu, v_halfu) |
-                          (_mm512_cmpeq_epi32_mask(remu, v_halfu) & _mm512_test_epi32_mask(qu, one));
-    const __m512i ru = _mm512_mask_add_epi32(qu, upu, qu, one);
-    const __mmask16 tiny = _mm512_cmpgt_epi32_mask(v_emin1, E) |
-                           (_mm512_cmpeq_epi32_mask(E, v_emin1) & _mm512_cmpgt_epi32_mask(v_top, ru));
-    const __mmask16 inexact = _mm512_cmpneq_epi32_mask(rem, zero);
-    const __mmask16 over = _mm512_cmpgt_epi32_mask(code, v_maxcode);
-    const __m512i sign = _mm512_maskz_sllv_epi32(all, _mm512_maskz_srli_epi32(all, xb, 31), v_sign);
-    const __m512i res = _mm512_or_si512(sign, _mm512_mask_blend_epi32(over, code, v_maxcode));
-    const __mmask16 inexact_any = inexact | over, under = inexact & tiny;
+    __mmask16 inexact_any, under, over;
+    const __m512i res = mx_rne16_avx512(xb, v_k127, p, inexact_any, under, over);
     inexact_acc |= inexact_any;
     under_acc |= under;
     over_acc |= over;
@@ -369,8 +428,16 @@ inline std::uint32_t mx_amax_bits_portable(const float* x, std::size_t n) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::uint32_t mx_amax_bits_avx512(const float* x,
-                                                                                                         std::size_t n) {
+/// The largest of the 16 lanes of m (unsigned) in every lane.
+[[gnu::always_inline]] LIBFLOAT_BQ_AVX512 inline __m512i mx_hmax_epu32_avx512(__m512i m) {
+  constexpr __mmask16 all = 0xFFFF;
+  m = _mm512_maskz_max_epu32(all, m, _mm512_maskz_shuffle_i32x4(all, m, m, 0x4E));  // 256-bit halves swapped
+  m = _mm512_maskz_max_epu32(all, m, _mm512_maskz_shuffle_i32x4(all, m, m, 0xB1));  // 128-bit quarters
+  m = _mm512_maskz_max_epu32(all, m, _mm512_maskz_shuffle_epi32(all, m, static_cast<_MM_PERM_ENUM>(0x4E)));
+  return _mm512_maskz_max_epu32(all, m, _mm512_maskz_shuffle_epi32(all, m, static_cast<_MM_PERM_ENUM>(0xB1)));
+}
+
+LIBFLOAT_BQ_AVX512 inline std::uint32_t mx_amax_bits_avx512(const float* x, std::size_t n) {
   __m512i m = _mm512_setzero_si512();
   const __m512i mask = _mm512_set1_epi32(0x7FFFFFFF);
   std::size_t j = 0;
@@ -379,11 +446,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2"))) inline std::u
     const __mmask16 tail = static_cast<__mmask16>((1u << (n - j)) - 1);
     m = _mm512_maskz_max_epu32(0xFFFF, m, _mm512_and_si512(_mm512_maskz_loadu_epi32(tail, x + j), mask));
   }
-  alignas(64) std::uint32_t lanes[16];
-  _mm512_store_si512(lanes, m);
-  std::uint32_t r = 0;
-  for (const std::uint32_t v : lanes) r = v > r ? v : r;
-  return r;
+  return static_cast<std::uint32_t>(_mm512_cvtsi512_si32(mx_hmax_epu32_avx512(m)));
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -408,14 +471,131 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_amax_bits_avx2(const flo
 }
 
 /// mx_amax_bits of each run of `block` elements of x[0..n) (the last one shorter when block does not
-/// divide n), to out[0..ceil(n / block)), on the path `avx512` or `avx2` names.
-template <bool avx512>
-[[gnu::target("avx2")]] inline void mx_amax_runs_x86(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
-  for (std::size_t j = 0; j < n; j += block) {
-    const std::size_t len = block < n - j ? block : n - j;
-    *out++ = avx512 ? mx_amax_bits_avx512(x + j, len) : mx_amax_bits_avx2(x + j, len);
-  }
+/// divide n), to out[0..ceil(n / block)), on AVX2.
+[[gnu::target("avx2")]] inline void mx_amax_runs_avx2(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
+  for (std::size_t j = 0; j < n; j += block) *out++ = mx_amax_bits_avx2(x + j, block < n - j ? block : n - j);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/// The same on AVX-512: whole runs of 16 (NVFP4's blocks) one vector each, others by mx_amax_bits_avx512.
+LIBFLOAT_BQ_AVX512 inline void mx_amax_runs_avx512(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
+  std::size_t j = 0;
+  if (block == 16) {
+    const __m512i mask = _mm512_set1_epi32(0x7FFFFFFF);
+    for (; j + 16 <= n; j += 16)
+      *out++ = static_cast<std::uint32_t>(
+          _mm512_cvtsi512_si32(mx_hmax_epu32_avx512(_mm512_and_si512(_mm512_loadu_si512(x + j), mask))));
+  }
+  for (; j < n; j += block) *out++ = mx_amax_bits_avx512(x + j, block < n - j ? block : n - j);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+#if defined(LIBFLOAT_ARRAY_X86)
+namespace detail {
+
+/// The exponent k of the E8M0 scale that the OCP rule gives a block whose largest magnitude has the
+/// bits amax (OCP MX v1.0 §6.3: 2^(floor(log2 amax) - emax_elem)), or mx_no_block when the block kernel
+/// leaves the block to the caller: amax zero, a binary32 subnormal, a NaN or an infinity, or k outside
+/// -127..127 (E8M0's finite range). For a normal binary32 amax, floor(log2 amax) is its exponent field
+/// minus 127.
+inline constexpr int mx_no_block = 1 << 20;
+inline int mx_e8m0_block_k(std::uint32_t amax, int emax_elem) {
+  const int field = static_cast<int>(amax >> 23);
+  const int k = field - 127 - emax_elem;
+  return field == 0 || field == 0xFF || k < -127 || k > 127 ? mx_no_block : k;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/// mx_blocks_e8m0 (see there) on 16 lanes of AVX-512; len is a multiple of 16.
+LIBFLOAT_BQ_AVX512 inline std::size_t mx_blocks_e8m0_avx512(const float* x, std::uint8_t* out, std::uint8_t* scales,
+                                                           std::size_t len, std::size_t count, int emax_elem,
+                                                           const mx_element_params& params, std::uint32_t& flags) {
+  const mx_element_params p = params;  // (a copy: the byte stores below may not change it)
+  constexpr __mmask16 all = 0xFFFF;
+  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
+  __mmask16 inexact_acc = 0, under_acc = 0, over_acc = 0;
+  std::size_t b = 0;
+  for (; b < count; ++b, x += len, out += len) {
+    __m512i m = _mm512_setzero_si512();
+    for (std::size_t j = 0; j < len; j += 16)
+      m = _mm512_maskz_max_epu32(all, m, _mm512_and_si512(_mm512_loadu_si512(x + j), abs_mask));
+    const int k = mx_e8m0_block_k(static_cast<std::uint32_t>(_mm512_cvtsi512_si32(mx_hmax_epu32_avx512(m))),
+                                  emax_elem);
+    if (k == mx_no_block) break;
+    scales[b] = static_cast<std::uint8_t>(k + 127);
+    const __m512i v_k127 = _mm512_set1_epi32(127 + k);
+    for (std::size_t j = 0; j < len; j += 16) {
+      const __m512i xb = _mm512_loadu_si512(x + j);
+      if (mx_any_subnormal_avx512(xb)) {
+        flags |= mx_elements_rne_avx2(x + j, out + j, 16, k, p, nullptr);
+        continue;
+      }
+      __mmask16 inexact_any, under, over;
+      const __m512i res = mx_rne16_avx512(xb, v_k127, p, inexact_any, under, over);
+      inexact_acc |= inexact_any;
+      under_acc |= under;
+      over_acc |= over;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm512_maskz_cvtepi32_epi8(all, res));
+    }
+  }
+  if (inexact_acc) flags |= to_bits(status::inexact);
+  if (under_acc) flags |= to_bits(status::underflow);
+  if (over_acc) flags |= to_bits(status::overflow);
+  return b;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/// mx_blocks_e8m0 on 8 lanes of AVX2; len is a multiple of 8.
+__attribute__((target("avx2"))) inline std::size_t mx_blocks_e8m0_avx2(const float* x, std::uint8_t* out,
+                                                                       std::uint8_t* scales, std::size_t len,
+                                                                       std::size_t count, int emax_elem,
+                                                                       const mx_element_params& params, std::uint32_t& flags) {
+  const mx_element_params p = params;  // (a copy: the byte stores below may not change it)
+  const __m256i abs_mask = _mm256_set1_epi32(0x7FFFFFFF);
+  __m256i inexact_acc = _mm256_setzero_si256(), under_acc = inexact_acc, over_acc = inexact_acc;
+  std::size_t b = 0;
+  for (; b < count; ++b, x += len, out += len) {
+    __m256i m = _mm256_setzero_si256();
+    for (std::size_t j = 0; j < len; j += 8)
+      m = _mm256_max_epu32(m, _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + j)), abs_mask));
+    __m128i h = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+    h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0x4E));
+    h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0xB1));
+    const int k = mx_e8m0_block_k(static_cast<std::uint32_t>(_mm_cvtsi128_si32(h)), emax_elem);
+    if (k == mx_no_block) break;
+    scales[b] = static_cast<std::uint8_t>(k + 127);
+    const __m256i v_k127 = _mm256_set1_epi32(127 + k);
+    for (std::size_t j = 0; j < len; j += 8) {
+      const __m256i xb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + j));
+      if (mx_any_subnormal_avx2(xb)) {
+        flags |= mx_elements_rne_portable(x + j, out + j, 8, k, p, nullptr);
+        continue;
+      }
+      __m256i inexact_any, under, over;
+      mx_store8_avx2(out + j, mx_rne8_avx2(xb, v_k127, p, inexact_any, under, over));
+      inexact_acc = _mm256_or_si256(inexact_acc, inexact_any);
+      under_acc = _mm256_or_si256(under_acc, under);
+      over_acc = _mm256_or_si256(over_acc, over);
+    }
+  }
+  if (!_mm256_testz_si256(inexact_acc, inexact_acc)) flags |= to_bits(status::inexact);
+  if (!_mm256_testz_si256(under_acc, under_acc)) flags |= to_bits(status::underflow);
+  if (!_mm256_testz_si256(over_acc, over_acc)) flags |= to_bits(status::overflow);
+  return b;
+}
+
+}  // namespace detail
 #endif
 
 /// mx_amax_bits_portable on AVX-512 or AVX2 where the CPU has it and the array dispatch allows.
@@ -433,8 +613,8 @@ inline std::uint32_t mx_amax_bits(const float* x, std::size_t n) {
 inline void mx_amax_runs(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
 #if defined(LIBFLOAT_ARRAY_X86)
   const array_dispatch path = array_dispatch_in_use();
-  if (lf::detail::is_avx512(path)) return mx_amax_runs_x86<true>(x, n, block, out);
-  if (path == array_dispatch::avx2) return mx_amax_runs_x86<false>(x, n, block, out);
+  if (lf::detail::is_avx512(path)) return mx_amax_runs_avx512(x, n, block, out);
+  if (path == array_dispatch::avx2) return mx_amax_runs_avx2(x, n, block, out);
 #endif
   for (std::size_t j = 0; j < n; j += block) *out++ = mx_amax_bits_portable(x + j, block < n - j ? block : n - j);
 }
@@ -452,6 +632,97 @@ inline std::uint32_t mx_elements_rne(const float* x, std::uint8_t* out, std::siz
   if (path == array_dispatch::avx2) return detail::mx_elements_rne_avx2(x, out, n, k, p, per_element);
 #endif
   return detail::mx_elements_rne_portable(x, out, n, k, p, per_element);
+}
+
+/// MX blocks with an E8M0 scale by the OCP rule (OCP MX v1.0 §6.3: 2^(floor(log2 amax) - emax_elem)),
+/// as lf::mx_quantize's 1-D blocks take them (no tensor scale), in one pass: `count` consecutive whole
+/// blocks of `len` elements of x, each block's largest magnitude (as mx_amax_bits), its scale code
+/// k + 127 to scales[b] (k = floor(log2 amax) - emax_elem), and its elements divided by 2^k and rounded
+/// as mx_elements_rne to out; the flags ORed into `flags`. Returns the number of blocks done: it stops
+/// before the first block it does not serve, one whose amax is zero, a binary32 subnormal, a NaN or an
+/// infinity, or whose k lies outside -127..127 (the caller's general code takes that block, and may
+/// call again after it). Serves len a multiple of 16 on AVX-512 and of 8 on AVX2 (where the CPU has
+/// them and lf::array_dispatch_in_use() allows); returns 0 otherwise.
+/// Checked: the elements by mx_elements_rne's proof (the same lane code, mx_rne16_avx512 and
+/// mx_rne8_avx2); the blocks, scales and the stop by tests/fast/test_block_quantize_proof.cpp, which
+/// compares lf::mx_quantize on each path with the core's element loop, on data with blocks of each
+/// kind the kernel leaves to the caller.
+inline std::size_t mx_blocks_e8m0(const float* x, std::uint8_t* out, std::uint8_t* scales, std::size_t len,
+                                  std::size_t count, int emax_elem, const mx_element_params& p, std::uint32_t& flags) {
+#if defined(LIBFLOAT_ARRAY_X86)
+  const array_dispatch path = array_dispatch_in_use();
+  if (lf::detail::is_avx512(path) && len % 16 == 0)
+    return detail::mx_blocks_e8m0_avx512(x, out, scales, len, count, emax_elem, p, flags);
+  if ((lf::detail::is_avx512(path) || path == array_dispatch::avx2) && len % 8 == 0 && len != 0)
+    return detail::mx_blocks_e8m0_avx2(x, out, scales, len, count, emax_elem, p, flags);
+#else
+  (void)x, (void)out, (void)scales, (void)len, (void)count, (void)emax_elem, (void)p, (void)flags;
+#endif
+  return 0;
+}
+
+#if defined(LIBFLOAT_ARRAY_X86)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/// e4m3_scale_table::codes on 8 lanes of AVX-512 (F, DQ); returns how many of the n it did (a
+/// multiple of 8: the caller finishes the rest with code()).
+LIBFLOAT_BQ_AVX512 inline std::size_t e4m3_scale_table::codes_avx512(const double* amax, std::int32_t* out,
+                                                                    std::size_t n) const {
+  constexpr __mmask8 all = 0xFF;
+  const __m512d inv = _mm512_set1_pd(inv_), lo_bound = _mm512_set1_pd(min_), hi_bound = _mm512_set1_pd(max_);
+  const __m512d d = _mm512_set1_pd(d_);
+  const __m512i half_m1 = _mm512_set1_epi64((std::int64_t{1} << 48) - 1), drop = _mm512_set1_epi64(~((std::int64_t{1} << 49) - 1));
+  const __m512i one = _mm512_set1_epi64(1), seven = _mm512_set1_epi64(7);
+  const __m512i e_off = _mm512_set1_epi64(1023 - 7), code8 = _mm512_set1_epi64(8), code126 = _mm512_set1_epi64(126);
+  const __m512i e_min6 = _mm512_set1_epi64(1023 - 6);
+  const __m256i none = _mm256_set1_epi32(-1), inexact_bit = _mm256_set1_epi32(256);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m512d a = _mm512_loadu_pd(amax + i);
+    const __mmask8 in_range = _mm512_cmp_pd_mask(a, lo_bound, _CMP_GE_OQ) & _mm512_cmp_pd_mask(a, hi_bound, _CMP_LT_OQ);
+    __m512i b = _mm512_castpd_si512(_mm512_mul_pd(a, inv));
+    // to nearest even at 3 fraction bits: + (2^48 - 1) + the kept last bit, then the low 49 bits off
+    const __m512i last = _mm512_and_si512(_mm512_maskz_srli_epi64(all, b, 49), one);
+    b = _mm512_and_si512(_mm512_add_epi64(_mm512_add_epi64(b, half_m1), last), drop);
+    const __m512i field = _mm512_maskz_srli_epi64(all, b, 52);  // (a positive product: no sign bit)
+    const __m512i frac = _mm512_and_si512(_mm512_maskz_srli_epi64(all, b, 49), seven);
+    const __m512i code = _mm512_or_si512(_mm512_maskz_slli_epi64(all, _mm512_sub_epi64(field, e_off), 3), frac);
+    const __mmask8 code_ok = _mm512_cmp_epi64_mask(code, code8, _MM_CMPINT_NLT) & _mm512_cmp_epi64_mask(code, code126, _MM_CMPINT_LE);
+    // v: the candidate's value; half a spacing above it 2^(e - 4), below it the same except at a
+    // binade's first value (fraction 0, above the smallest normal's binade): 2^(e - 5)
+    const __m512d v = _mm512_castsi512_pd(b);
+    const __m512d half_up = _mm512_castsi512_pd(_mm512_maskz_slli_epi64(all, _mm512_sub_epi64(field, _mm512_set1_epi64(4)), 52));
+    const __mmask8 first = _mm512_cmp_epi64_mask(frac, _mm512_setzero_si512(), _MM_CMPINT_EQ) &
+                           _mm512_cmp_epi64_mask(field, e_min6, _MM_CMPINT_NLE);
+    const __m512i below_field = _mm512_mask_sub_epi64(_mm512_sub_epi64(field, _mm512_set1_epi64(4)), first,
+                                                      field, _mm512_set1_epi64(5));
+    const __m512d half_down = _mm512_castsi512_pd(_mm512_maskz_slli_epi64(all, below_field, 52));
+    const __m512d lo = _mm512_mul_pd(_mm512_sub_pd(v, half_down), d), hi = _mm512_mul_pd(_mm512_add_pd(v, half_up), d);
+    const __mmask8 ok = in_range & code_ok & _mm512_cmp_pd_mask(a, lo, _CMP_GT_OQ) & _mm512_cmp_pd_mask(a, hi, _CMP_LT_OQ);
+    const __mmask8 inexact = _mm512_cmp_pd_mask(a, _mm512_mul_pd(v, d), _CMP_NEQ_UQ);
+    __m256i c = _mm512_maskz_cvtepi64_epi32(all, code);
+    c = _mm256_mask_or_epi32(c, inexact, c, inexact_bit);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_mask_blend_epi32(ok, none, c));
+  }
+  return i;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+inline void e4m3_scale_table::codes(const double* amax, std::int32_t* out, std::size_t n) const {
+  std::size_t i = 0;
+#if defined(LIBFLOAT_ARRAY_X86)
+  if (lf::detail::is_avx512(array_dispatch_in_use())) i = codes_avx512(amax, out, n);
+#endif
+  for (; i < n; ++i) {
+    bool inexact = false;
+    const int c = code(amax[i], inexact);
+    out[i] = c < 0 ? -1 : c | (inexact ? 256 : 0);
+  }
 }
 
 /// The thresholds of mx_e2m1_rne_div for a divisor d, computed once per divisor (a block-scaled
@@ -589,6 +860,83 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_e2m1_rne_div_avx2(const 
 }
 #endif
 
+#if defined(LIBFLOAT_ARRAY_X86)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/// One vector of mx_e2m1_rne_div_avx512: the codes of the 16 lanes of xb (binary32 bits) for the
+/// thresholds t, each lane's flags in the masks.
+[[gnu::always_inline]] LIBFLOAT_BQ_AVX512 inline __m512i mx_e2m1_16_avx512(__m512i xb, const e2m1_thresholds& t,
+                                                                           __mmask16& inexact, __mmask16& under,
+                                                                           __mmask16& over) {
+  constexpr __mmask16 all = 0xFFFF;
+  const __m512 a = _mm512_castsi512_ps(_mm512_and_si512(xb, _mm512_set1_epi32(0x7FFFFFFF)));
+  // each midpoint passed: a mask, turned into -1 lanes and subtracted (no merge-masked chain)
+  __m512i c = _mm512_setzero_si512();
+  for (int i = 0; i < 7; ++i) {
+    const __m512 m = _mm512_set1_ps(t.mid_f[i]);
+    const __mmask16 pass = (i & 1) != 0 ? _mm512_cmp_ps_mask(a, m, _CMP_GE_OQ) : _mm512_cmp_ps_mask(a, m, _CMP_GT_OQ);
+    c = _mm512_sub_epi32(c, _mm512_movm_epi32(pass));
+  }
+  const __m512 val = _mm512_castps256_ps512(_mm256_loadu_ps(t.val_f));  // (lanes 8-15 unused: c <= 7)
+  const __mmask16 exact = _mm512_cmp_ps_mask(a, _mm512_maskz_permutexvar_ps(all, c, val), _CMP_EQ_OQ);
+  over = _mm512_cmp_ps_mask(a, _mm512_set1_ps(t.over_f), _CMP_GE_OQ);
+  inexact = static_cast<__mmask16>(~exact);
+  under = inexact & _mm512_cmp_ps_mask(a, _mm512_set1_ps(t.tiny_f), _CMP_LT_OQ);
+  const __m512i sign = _mm512_maskz_slli_epi32(all, _mm512_maskz_srli_epi32(all, xb, 31), 3);
+  return _mm512_or_si512(c, sign);
+}
+
+/// The same on 16 lanes of binary32 (AVX-512 F, BW, VL, DQ), the AVX2 kernel's steps with compares
+/// into mask registers (mx_e2m1_16_avx512). A run's tail of fewer than 16 takes the portable loop.
+LIBFLOAT_BQ_AVX512 inline std::uint32_t mx_e2m1_rne_div_avx512(const float* x, std::uint8_t* out, std::size_t len,
+                                                              std::size_t count, const e2m1_thresholds* const* th,
+                                                              std::uint8_t* per_element) {
+  constexpr __mmask16 all = 0xFFFF;
+  __mmask16 inexact_acc = 0, under_acc = 0, over_acc = 0;
+  std::uint32_t flags = 0;
+  if (len == 16 && per_element == nullptr) {  // NVFP4's rows: one vector a block
+    for (std::size_t r = 0; r < count; ++r) {
+      __mmask16 inexact, under, over;
+      const __m512i res = mx_e2m1_16_avx512(_mm512_loadu_si512(x + 16 * r), *th[r], inexact, under, over);
+      inexact_acc |= inexact;
+      under_acc |= under;
+      over_acc |= over;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16 * r), _mm512_maskz_cvtepi32_epi8(all, res));
+    }
+    count = 0;
+  }
+  for (std::size_t r = 0; r < count; ++r, x += len, out += len) {
+    const e2m1_thresholds& t = *th[r];
+    std::size_t j = 0;
+    for (; j + 16 <= len; j += 16) {
+      __mmask16 inexact, under, over;
+      const __m512i res = mx_e2m1_16_avx512(_mm512_loadu_si512(x + j), t, inexact, under, over);
+      inexact_acc |= inexact;
+      under_acc |= under;
+      over_acc |= over;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm512_maskz_cvtepi32_epi8(all, res));
+      if (per_element) {
+        __m512i fl = _mm512_maskz_mov_epi32(inexact, _mm512_set1_epi32(to_bits(status::inexact)));
+        fl = _mm512_mask_or_epi32(fl, under, fl, _mm512_set1_epi32(to_bits(status::underflow)));
+        fl = _mm512_mask_or_epi32(fl, over, fl, _mm512_set1_epi32(to_bits(status::overflow)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(per_element + r * len + j), _mm512_maskz_cvtepi32_epi8(all, fl));
+      }
+    }
+    if (j < len)
+      flags |= mx_e2m1_rne_div_portable(x + j, out + j, len - j, t, per_element ? per_element + r * len + j : nullptr);
+  }
+  if (inexact_acc) flags |= to_bits(status::inexact);
+  if (under_acc) flags |= to_bits(status::underflow);
+  if (over_acc) flags |= to_bits(status::overflow);
+  return flags;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
 }  // namespace detail
 
 /// NVFP4's elements: n elements of x divided by d (a positive divisor whose significand has at most 28
@@ -601,10 +949,10 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_e2m1_rne_div_avx2(const 
 ///   (a tie goes to the even code: 0, 1, 1, 2, 2, 4, 4);
 ///   overflow from |x| / d >= 7 (with an unbounded exponent 7 is the tie between 6 and 8, and goes to 8);
 ///   tiny below 0.875 (the tie between 0.875 and 1 goes to 1), underflow when also inexact.
-/// The elements must be finite (a block holding a NaN or an infinity does not come here). Runs on AVX2
-/// (8 lanes, the binary32 form of the thresholds) where the CPU has it and lf::array_dispatch_in_use()
-/// allows (an AVX-512 CPU runs the AVX2 code too), as mx_elements_rne does; the portable loop
-/// compares in binary64.
+/// The elements must be finite (a block holding a NaN or an infinity does not come here). Runs on
+/// AVX-512 (16 lanes) or AVX2 (8 lanes), on the binary32 form of the thresholds, where the CPU has
+/// them and lf::array_dispatch_in_use() allows, as mx_elements_rne does; the portable loop compares in
+/// binary64.
 /// Proof: tests/fast/test_block_quantize_proof.cpp, every finite binary32 x for a set of divisors
 /// (whose thresholds reach beyond binary32's range at both ends), on each path the CPU has, against
 /// the core's division of x by d rounded into E2M1.
@@ -612,10 +960,9 @@ inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::siz
                                      std::uint8_t* per_element = nullptr) {
 #if defined(LIBFLOAT_ARRAY_X86)
   const array_dispatch path = array_dispatch_in_use();
-  if (lf::detail::is_avx512(path) || path == array_dispatch::avx2) {
-    const e2m1_thresholds* th = &t;
-    return detail::mx_e2m1_rne_div_avx2(x, out, n, 1, &th, per_element);
-  }
+  const e2m1_thresholds* th = &t;
+  if (lf::detail::is_avx512(path)) return detail::mx_e2m1_rne_div_avx512(x, out, n, 1, &th, per_element);
+  if (path == array_dispatch::avx2) return detail::mx_e2m1_rne_div_avx2(x, out, n, 1, &th, per_element);
 #endif
   return detail::mx_e2m1_rne_div_portable(x, out, n, t, per_element);
 }
@@ -626,8 +973,8 @@ inline std::uint32_t mx_e2m1_rne_div_runs(const float* x, std::uint8_t* out, std
                                           const e2m1_thresholds* const* th) {
 #if defined(LIBFLOAT_ARRAY_X86)
   const array_dispatch path = array_dispatch_in_use();
-  if (lf::detail::is_avx512(path) || path == array_dispatch::avx2)
-    return detail::mx_e2m1_rne_div_avx2(x, out, len, count, th, nullptr);
+  if (lf::detail::is_avx512(path)) return detail::mx_e2m1_rne_div_avx512(x, out, len, count, th, nullptr);
+  if (path == array_dispatch::avx2) return detail::mx_e2m1_rne_div_avx2(x, out, len, count, th, nullptr);
 #endif
   std::uint32_t flags = 0;
   for (std::size_t r = 0; r < count; ++r) flags |= detail::mx_e2m1_rne_div_portable(x + r * len, out + r * len, len, *th[r], nullptr);

@@ -350,14 +350,27 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
   };
   if (layout == block_layout::rows_1d && fmt.rule != scale_rule::nvfp4) {
     // One pass: each block is one run of a row, and its scale needs nothing from other blocks.
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t c0 = 0; c0 < cols; c0 += B) {
-        const std::size_t i0 = r * cols + c0, len = std::min(B, cols - c0);
-        double divisor = 1.0;
-        int k = mx_no_k;
-        q.scales[q.block_of(r, c0)] = scale_of(run_amax(x.data() + i0, len), 1.0, divisor, &k);
-        quantize_block(i0, len, divisor, k);
+    auto one_block = [&](std::size_t r, std::size_t c0) {
+      const std::size_t i0 = r * cols + c0, len = std::min(B, cols - c0);
+      double divisor = 1.0;
+      int k = mx_no_k;
+      q.scales[q.block_of(r, c0)] = scale_of(run_amax(x.data() + i0, len), 1.0, divisor, &k);
+      quantize_block(i0, len, divisor, k);
+    };
+    // (E8M0 scales by the OCP rule, elements the kernel serves: a row's whole blocks go to
+    // fast::mx_blocks_e8m0, which does scale and elements in one pass and leaves to one_block the
+    // blocks it does not serve: zero, subnormal, NaN or infinite maxima, scales beyond E8M0's range)
+    const bool block_kernel = fast_elements && e8m0_floor;
+    const std::size_t whole = block_kernel ? cols / B : 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t b = 0; b < whole;) {
+        b += fast::mx_blocks_e8m0(x.data() + r * cols + b * B, q.elements.data() + r * cols + b * B,
+                                  q.scales.data() + q.block_of(r, b * B), B, whole - b, element_emax(fmt), params,
+                                  fast_flags);
+        if (b < whole) one_block(r, b++ * B);
       }
+      for (std::size_t c0 = whole * B; c0 < cols; c0 += B) one_block(r, c0);
+    }
     q.flags |= static_cast<status>(fast_flags);
     return;
   }
@@ -382,14 +395,35 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
     else
       for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++k)
         run_bits[k] = fast::mx_amax_bits_portable(row + c0, std::min(B, cols - c0));
+    if (layout != block_layout::tiles_2d) {
+      // rows: a run is a block; its amax is the run's (a loop the compiler vectorises), and the
+      // tensor's largest finite magnitude the largest of the finite runs' and of the finite elements
+      // of the others (a run holding a NaN or an infinity)
+      double* bm = amax.data() + first_block(r);
+      std::uint32_t finite_max = 0;
+      bool any_nonfinite = false;
+      for (std::size_t k = 0; k < bc; ++k) {
+        const std::uint32_t v = run_bits[k];
+        const bool nonfinite = v >= 0x7F800000u;
+        bm[k] = nonfinite ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(std::bit_cast<float>(v));
+        finite_max = !nonfinite && v > finite_max ? v : finite_max;
+        any_nonfinite |= nonfinite;
+      }
+      tensor_amax = std::max(tensor_amax, static_cast<double>(std::bit_cast<float>(finite_max)));
+      if (any_nonfinite)
+        for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++k)
+          if (run_bits[k] >= 0x7F800000u)
+            for (std::size_t j = c0; j < std::min(c0 + B, cols); ++j)
+              if (std::isfinite(row[j])) tensor_amax = std::max(tensor_amax, std::fabs(static_cast<double>(row[j])));
+      continue;
+    }
     for (std::size_t c0 = 0, b = first_block(r), k = 0; c0 < cols; c0 += B, ++b, ++k) {
       const float* run = row + c0;
       const std::size_t len = std::min(B, cols - c0);
       const double m = run_bits[k] >= 0x7F800000u ? std::numeric_limits<double>::quiet_NaN()
                                                   : static_cast<double>(std::bit_cast<float>(run_bits[k]));
-      double& bm = amax[b];
-      if (layout != block_layout::tiles_2d) bm = m;
-      else if (std::isnan(m) || std::isnan(bm)) bm = std::numeric_limits<double>::quiet_NaN();
+      double& bm = amax[b];  // (tiles: the largest of its rows' runs)
+      if (std::isnan(m) || std::isnan(bm)) bm = std::numeric_limits<double>::quiet_NaN();
       else bm = std::max(bm, m);
       if (!std::isnan(m)) tensor_amax = std::max(tensor_amax, m);
       else
@@ -440,6 +474,11 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
     // elements, and a call per block cost about as much as the elements).
     thread_local std::vector<const fast::e2m1_thresholds*> run_th;
     run_th.resize(bc);
+    // (NVFP4 with the scale table: a row's scale codes at once, e4m3_scale_table::codes; a served
+    // block whose divisor the E2M1 kernel takes needs nothing else, the others go through scale_of)
+    thread_local std::vector<std::int32_t> row_codes;
+    if (nvfp4_scales && e2m1_table) row_codes.resize(bc);
+    bool codes_inexact = false;
     for (std::size_t r = 0, b = 0; r < rows; ++r) {
       std::size_t first = 0, pending = 0;  // a stretch of blocks for the kernel: columns first .. + pending * B
       const auto flush = [&] {
@@ -448,7 +487,21 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
                                                    pending, run_th.data());
         pending = 0;
       };
-      for (std::size_t c0 = 0; c0 < cols; c0 += B, ++b) {
+      if (!row_codes.empty()) nvfp4_scales->codes(amax.data() + b, row_codes.data(), bc);
+      for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++b, ++k) {
+        if (!row_codes.empty() && row_codes[k] >= 0 && cols - c0 >= B) {
+          const auto s = static_cast<std::uint8_t>(row_codes[k] & 0xFF);
+          // (the code's divisor: its E4M3 value times T, exact)
+          const auto biased = static_cast<std::uint64_t>((s >> 3) - 7 + 1023), f = static_cast<std::uint64_t>(s & 7);
+          const fast::e2m1_thresholds* th = made[s] ? &table[s] : thresholds_of(std::bit_cast<double>(biased << 52 | f << 49) * T, s);
+          if (th != nullptr) {
+            codes_inexact |= row_codes[k] >= 256;
+            q.scales[b] = s;
+            if (pending == 0) first = c0;
+            run_th[pending++] = th;
+            continue;
+          }
+        }
         double d = 1.0;
         q.scales[b] = scale_of(amax[b], T, d);
         const std::size_t len = std::min(B, cols - c0);
@@ -463,6 +516,7 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
       }
       flush();
     }
+    if (codes_inexact) q.flags |= status::inexact;
   } else {
     divisor.resize(nb);  // (every one written by scale_of)
     for (std::size_t b = 0; b < nb; ++b) q.scales[b] = scale_of(amax[b], T, divisor[b]);
