@@ -6,6 +6,8 @@
 //                          nvfp4), nearest even, saturating; items_per_second = elements per second
 //   block_scale/into/<format>  the same with lf::mx_quantize_into into one block_quantized reused
 //                          across iterations (no allocation, no page faults after the first call)
+//   block_scale/into/<format>/avx2  the same on the AVX2 kernels (lf::set_array_dispatch), as a CPU
+//                          without AVX-512 runs them
 //   block_scale/hw/copy    memcpy of the 64 MiB input: the memory bandwidth ceiling
 // Data: random signs, exponents uniform in [-26, 17], random significands (as bench_array.cpp).
 // Run: build/bench/bench/bench_block_scale --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
@@ -78,6 +80,20 @@ void quantize_into(benchmark::State& state, const lf::block_format* f) {
 BENCHMARK_CAPTURE(quantize_into, mxfp8, &lf::mxfp8_e4m3)->Name("block_scale/into/mxfp8_e4m3")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(quantize_into, mxfp4, &lf::mxfp4)->Name("block_scale/into/mxfp4")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(quantize_into, nvfp4, &lf::nvfp4)->Name("block_scale/into/nvfp4")->Unit(benchmark::kMillisecond);
+
+// The same on the AVX2 kernels, forced with lf::set_array_dispatch (what a CPU without AVX-512 runs);
+// skipped where the CPU has no AVX2.
+void quantize_into_avx2(benchmark::State& state, const lf::block_format* f) {
+  if (!lf::detail::cpu().avx2_f16c) {
+    state.SkipWithError("this CPU has no AVX2");
+    return;
+  }
+  const lf::array_dispatch before = lf::set_array_dispatch(lf::array_dispatch::avx2);
+  quantize_into(state, f);
+  lf::set_array_dispatch(before);
+}
+BENCHMARK_CAPTURE(quantize_into_avx2, mxfp8, &lf::mxfp8_e4m3)->Name("block_scale/into/mxfp8_e4m3/avx2")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(quantize_into_avx2, nvfp4, &lf::nvfp4)->Name("block_scale/into/nvfp4/avx2")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

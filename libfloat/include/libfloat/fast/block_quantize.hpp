@@ -201,11 +201,9 @@ inline std::uint32_t mx_elements_rne_portable(const float* x, std::uint8_t* out,
   const __m256i one = _mm256_set1_epi32(1), zero = _mm256_setzero_si256();
   const __m256i v_emin = _mm256_set1_epi32(p.emin);
   const __m256i v_sh0 = _mm256_set1_epi32(23 - M), v_25 = _mm256_set1_epi32(25);
-  const __m256i v_norm_off = _mm256_set1_epi32(1 - p.emin), v_two_m = _mm256_set1_epi32(1 << M);
   const __m256i v_maxcode = _mm256_set1_epi32(static_cast<int>(p.max_code));
-  const __m256i v_emin1 = _mm256_set1_epi32(p.emin - 1), v_top = _mm256_set1_epi32(2 << M);
-  const __m256i v_halfu = _mm256_set1_epi32(1 << (22 - M)), v_masku = _mm256_set1_epi32((1 << (23 - M)) - 1);
-  const __m128i shift_m = _mm_cvtsi32_si128(M), shift_u = _mm_cvtsi32_si128(23 - M);
+  const __m256i v_emin1 = _mm256_set1_epi32(p.emin - 1), v_carry = _mm256_set1_epi32((1 << 24) - (1 << (22 - M)));
+  const __m128i shift_m = _mm_cvtsi32_si128(M);
   const __m128i shift_sign = _mm_cvtsi32_si128(p.sign_shift);
   const __m256i field = _mm256_and_si256(_mm256_srli_epi32(xb, 23), _mm256_set1_epi32(0xFF));
   const __m256i mant = _mm256_and_si256(xb, _mm256_set1_epi32(0x7FFFFF));
@@ -223,20 +221,13 @@ inline std::uint32_t mx_elements_rne_portable(const float* x, std::uint8_t* out,
   const __m256i up = _mm256_or_si256(_mm256_cmpgt_epi32(rem, half),
                                      _mm256_and_si256(_mm256_cmpeq_epi32(rem, half), q_odd));
   const __m256i r = _mm256_sub_epi32(q, up);  // up is -1 where it rounds up
-  const __m256i normal_code =
-      _mm256_sub_epi32(_mm256_add_epi32(_mm256_sll_epi32(_mm256_add_epi32(E, v_norm_off), shift_m), r), v_two_m);
-  const __m256i is_normal = _mm256_cmpgt_epi32(E, v_emin1);  // E >= emin
-  // (a zero lane, field 0 here, has E = -127 - k, which may look normal: its code is 0)
-  const __m256i code = _mm256_andnot_si256(field0, _mm256_blendv_epi8(r, normal_code, is_normal));
-  // tiny after rounding (see mx_element_rne)
-  const __m256i qu = _mm256_srl_epi32(sig, shift_u);
-  const __m256i remu = _mm256_and_si256(sig, v_masku);
-  const __m256i qu_odd = _mm256_cmpeq_epi32(_mm256_and_si256(qu, one), one);
-  const __m256i upu = _mm256_or_si256(_mm256_cmpgt_epi32(remu, v_halfu),
-                                      _mm256_and_si256(_mm256_cmpeq_epi32(remu, v_halfu), qu_odd));
-  const __m256i ru = _mm256_sub_epi32(qu, upu);
+  // The code (see mx_rne16_avx512): r + ((E - emin) << M) for E >= emin, r below; 0 for a zero lane
+  // (field 0 here, whose E = -127 - k may look normal).
+  const __m256i above = _mm256_max_epi32(_mm256_sub_epi32(E, v_emin), zero);
+  const __m256i code = _mm256_andnot_si256(field0, _mm256_add_epi32(r, _mm256_sll_epi32(above, shift_m)));
+  // tiny after rounding (see mx_rne16_avx512)
   const __m256i tiny = _mm256_or_si256(_mm256_cmpgt_epi32(v_emin1, E),
-                                       _mm256_and_si256(_mm256_cmpeq_epi32(E, v_emin1), _mm256_cmpgt_epi32(v_top, ru)));
+                                       _mm256_and_si256(_mm256_cmpeq_epi32(E, v_emin1), _mm256_cmpgt_epi32(v_carry, sig)));
   const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi32(rem, zero), _mm256_set1_epi32(-1));
   over = _mm256_cmpgt_epi32(code, v_maxcode);
   const __m256i sign = _mm256_sll_epi32(_mm256_srli_epi32(xb, 31), shift_sign);
@@ -320,11 +311,9 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const 
   const __m512i one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512();
   const __m512i v_emin = _mm512_set1_epi32(p.emin);
   const __m512i v_sh0 = _mm512_set1_epi32(23 - M), v_25 = _mm512_set1_epi32(25);
-  const __m512i v_norm_off = _mm512_set1_epi32(1 - p.emin), v_two_m = _mm512_set1_epi32(1 << M);
   const __m512i v_maxcode = _mm512_set1_epi32(static_cast<int>(p.max_code));
-  const __m512i v_emin1 = _mm512_set1_epi32(p.emin - 1), v_top = _mm512_set1_epi32(2 << M);
-  const __m512i v_halfu = _mm512_set1_epi32(1 << (22 - M)), v_masku = _mm512_set1_epi32((1 << (23 - M)) - 1);
-  const __m512i v_m = _mm512_set1_epi32(M), v_u = _mm512_set1_epi32(23 - M), v_sign = _mm512_set1_epi32(p.sign_shift);
+  const __m512i v_emin1 = _mm512_set1_epi32(p.emin - 1), v_carry = _mm512_set1_epi32((1 << 24) - (1 << (22 - M)));
+  const __m512i v_m = _mm512_set1_epi32(M), v_sign = _mm512_set1_epi32(p.sign_shift);
   constexpr __mmask16 all = 0xFFFF;
   const __m512i field = _mm512_and_si512(_mm512_maskz_srli_epi32(all, xb, 23), _mm512_set1_epi32(0xFF));
   const __m512i mant = _mm512_and_si512(xb, _mm512_set1_epi32(0x7FFFFF));
@@ -340,18 +329,16 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const 
   const __mmask16 q_odd = _mm512_test_epi32_mask(q, one);
   const __mmask16 up = _mm512_cmpgt_epi32_mask(rem, half) | (_mm512_cmpeq_epi32_mask(rem, half) & q_odd);
   const __m512i r = _mm512_mask_add_epi32(q, up, q, one);
-  const __m512i normal_code =
-      _mm512_sub_epi32(_mm512_add_epi32(_mm512_maskz_sllv_epi32(all, _mm512_add_epi32(E, v_norm_off), v_m), r), v_two_m);
-  const __mmask16 is_normal = _mm512_cmpgt_epi32_mask(E, v_emin1);
-  // (a zero lane, field 0 here, has E = -127 - k, which may look normal: its code is 0)
-  const __m512i code = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~field0), _mm512_mask_blend_epi32(is_normal, r, normal_code));
-  const __m512i qu = _mm512_maskz_srlv_epi32(all, sig, v_u);
-  const __m512i remu = _mm512_and_si512(sig, v_masku);
-  const __mmask16 upu = _mm512_cmpgt_epi32_mask(remu, v_halfu) |
-                        (_mm512_cmpeq_epi32_mask(remu, v_halfu) & _mm512_test_epi32_mask(qu, one));
-  const __m512i ru = _mm512_mask_add_epi32(qu, upu, qu, one);
+  // The code: for E >= emin, r holds the hidden bit (2^M, the smallest normal's code) and the code is
+  // r + ((E - emin) << M) (a carry to 2^(M+1) moves on to the next exponent by the addition); below
+  // emin it is r itself. A zero lane (field 0 here, whose E = -127 - k may look normal) gives 0.
+  const __m512i above = _mm512_maskz_max_epi32(all, _mm512_sub_epi32(E, v_emin), zero);
+  const __m512i code = _mm512_maskz_add_epi32(static_cast<__mmask16>(~field0), r, _mm512_maskz_sllv_epi32(all, above, v_m));
+  // Tiny after rounding: below 2^emin when rounded to M + 1 bits with an unbounded exponent. Only
+  // E = emin - 1 can round up to 2^emin: when the top M + 1 bits of sig are all ones (odd) and the
+  // bits below are at least half, that is sig >= 2^24 - 2^(22 - M).
   const __mmask16 tiny = _mm512_cmpgt_epi32_mask(v_emin1, E) |
-                         (_mm512_cmpeq_epi32_mask(E, v_emin1) & _mm512_cmpgt_epi32_mask(v_top, ru));
+                         (_mm512_cmpeq_epi32_mask(E, v_emin1) & _mm512_cmpgt_epi32_mask(v_carry, sig));
   const __mmask16 inexact = _mm512_cmpneq_epi32_mask(rem, zero);
   over = _mm512_cmpgt_epi32_mask(code, v_maxcode);
   const __m512i sign = _mm512_maskz_sllv_epi32(all, _mm512_maskz_srli_epi32(all, xb, 31), v_sign);
@@ -521,13 +508,20 @@ LIBFLOAT_BQ_AVX512 inline std::size_t mx_blocks_e8m0_avx512(const float* x, std:
                                                            const mx_element_params& params, std::uint32_t& flags) {
   const mx_element_params p = params;  // (a copy: the byte stores below may not change it)
   constexpr __mmask16 all = 0xFFFF;
-  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
+  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+  const __m512i below_normal = _mm512_set1_epi32(0x7FFFFF);
   __mmask16 inexact_acc = 0, under_acc = 0, over_acc = 0;
   std::size_t b = 0;
   for (; b < count; ++b, x += len, out += len) {
+    // the largest magnitude's bits, and whether the block holds a binary32 subnormal (magnitude bits
+    // 1 .. 2^23 - 1: the elements of such a block are checked vector by vector below)
     __m512i m = _mm512_setzero_si512();
-    for (std::size_t j = 0; j < len; j += 16)
-      m = _mm512_maskz_max_epu32(all, m, _mm512_and_si512(_mm512_loadu_si512(x + j), abs_mask));
+    __mmask16 subnormal = 0;
+    for (std::size_t j = 0; j < len; j += 16) {
+      const __m512i a = _mm512_and_si512(_mm512_loadu_si512(x + j), abs_mask);
+      m = _mm512_maskz_max_epu32(all, m, a);
+      subnormal |= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), below_normal);
+    }
     const int k = mx_e8m0_block_k(static_cast<std::uint32_t>(_mm512_cvtsi512_si32(mx_hmax_epu32_avx512(m))),
                                   emax_elem);
     if (k == mx_no_block) break;
@@ -535,7 +529,7 @@ LIBFLOAT_BQ_AVX512 inline std::size_t mx_blocks_e8m0_avx512(const float* x, std:
     const __m512i v_k127 = _mm512_set1_epi32(127 + k);
     for (std::size_t j = 0; j < len; j += 16) {
       const __m512i xb = _mm512_loadu_si512(x + j);
-      if (mx_any_subnormal_avx512(xb)) {
+      if (subnormal != 0 && mx_any_subnormal_avx512(xb)) {
         flags |= mx_elements_rne_avx2(x + j, out + j, 16, k, p, nullptr);
         continue;
       }
