@@ -142,7 +142,7 @@ TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) and the E4M3 scale table equal the c
   // NVFP4's tensor scales T (the block scale divides amax by 6 * T): 1, a full 24-bit significand, an
   // odd one, the smallest and the largest binary32.
   const double tensor_scales[] = {1.0, 0x1.fffffep+3, 0x1.234567p-20, 0x1p-149, 0x1.fffffep+127};
-  std::uint64_t scale_checked = 0, scale_fallback = 0;
+  std::uint64_t scale_checked = 0, scale_fallback = 0, codes_checked = 0;
   const std::vector<lf::array_dispatch> paths = proof_paths("e2m1 division");
   for (std::uint32_t c = 0; c < 65536; ++c) {
     if (!sel.selected(c, n_parts)) continue;
@@ -199,7 +199,7 @@ TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) and the E4M3 scale table equal the c
           bool inexact = false;
           const int code = table.code(amaxes[lo], inexact);
           const std::int32_t want_code = code < 0 ? -1 : code | (inexact ? 256 : 0);
-          ++scale_checked;
+          ++codes_checked;
           if (vector_codes[lo] != want_code && mismatches++ == 0) {
             char buf[200];
             std::snprintf(buf, sizeof buf, "e4m3 scale codes() %s amax=%a d=%a: %d, code() %d", lf::array_dispatch_name(path),
@@ -233,9 +233,11 @@ TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) and the E4M3 scale table equal the c
     }
   }
   std::printf("block_quantize proof (e2m1 divisions): %llu comparisons on %zu paths; e4m3 scales: %llu amax x T, "
-              "%llu left to the core (outside [2^-6, 448) or a midpoint); %llu mismatches\n",
+              "%llu left to the core (outside [2^-6, 448) or a midpoint), codes() against code() %llu times; "
+              "%llu mismatches\n",
               static_cast<unsigned long long>(checked), paths.size(), static_cast<unsigned long long>(scale_checked),
-              static_cast<unsigned long long>(scale_fallback), static_cast<unsigned long long>(mismatches));
+              static_cast<unsigned long long>(scale_fallback), static_cast<unsigned long long>(codes_checked),
+              static_cast<unsigned long long>(mismatches));
   INFO(first);
   CHECK(mismatches == 0);
   CHECK(checked > 0);

@@ -254,6 +254,44 @@ inline std::uint32_t mx_elements_rne_portable(const float* x, std::uint8_t* out,
   _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(both));
 }
 
+/// The MX kernels' flag accumulators on AVX2 (all-ones lanes) and their reduction to status bits.
+struct mx_flags_avx2 {
+  __m256i inexact, under, over;
+};
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline void mx_flags_clear_avx2(mx_flags_avx2& acc) {
+  acc.inexact = acc.under = acc.over = _mm256_setzero_si256();
+}
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline std::uint32_t mx_flags_bits_avx2(const mx_flags_avx2& acc) {
+  return (_mm256_testz_si256(acc.inexact, acc.inexact) ? 0u : to_bits(status::inexact)) |
+         (_mm256_testz_si256(acc.under, acc.under) ? 0u : to_bits(status::underflow)) |
+         (_mm256_testz_si256(acc.over, acc.over) ? 0u : to_bits(status::overflow));
+}
+
+/// One group of 8 elements x[0..8) in the MX kernels on AVX2: a group holding a binary32 subnormal
+/// to the portable code (its flags into `flags`), the others through mx_rne8_avx2 (flags into acc);
+/// codes to out, each element's flags to per_element when given.
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline void mx_group8_avx2(const float* x, std::uint8_t* out,
+                                                                                  __m256i v_k127, int k,
+                                                                                  const mx_element_params& p,
+                                                                                  std::uint8_t* per_element,
+                                                                                  mx_flags_avx2& acc, std::uint32_t& flags) {
+  const __m256i xb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+  if (mx_any_subnormal_avx2(xb)) {
+    flags |= mx_elements_rne_portable(x, out, 8, k, p, per_element);
+    return;
+  }
+  __m256i inexact_any, under, over;
+  mx_store8_avx2(out, mx_rne8_avx2(xb, v_k127, p, inexact_any, under, over));
+  acc.inexact = _mm256_or_si256(acc.inexact, inexact_any);
+  acc.under = _mm256_or_si256(acc.under, under);
+  acc.over = _mm256_or_si256(acc.over, over);
+  if (per_element)
+    mx_store8_avx2(per_element,
+                   _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(inexact_any, _mm256_set1_epi32(to_bits(status::inexact))),
+                                                   _mm256_and_si256(under, _mm256_set1_epi32(to_bits(status::underflow)))),
+                                   _mm256_and_si256(over, _mm256_set1_epi32(to_bits(status::overflow)))));
+}
+
 /// The run kernel on 8 lanes of AVX2 (mx_rne8_avx2). A group of 8 holding a binary32 subnormal takes
 /// the portable code, and so does a tail of fewer than 8.
 __attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const float* x, std::uint8_t* out,
@@ -262,30 +300,12 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const 
                                                                           std::uint8_t* per_element) {
   const mx_element_params p = params;  // (a copy: the byte stores below may not change it)
   const __m256i v_k127 = _mm256_set1_epi32(127 + k);
-  __m256i inexact_acc = _mm256_setzero_si256(), under_acc = inexact_acc, over_acc = inexact_acc;
-  std::size_t j = 0;
+  mx_flags_avx2 acc;
+  mx_flags_clear_avx2(acc);
   std::uint32_t flags = 0;
-  for (; j + 8 <= n; j += 8) {
-    const __m256i xb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + j));
-    if (mx_any_subnormal_avx2(xb)) {
-      flags |= mx_elements_rne_portable(x + j, out + j, 8, k, p, per_element ? per_element + j : nullptr);
-      continue;
-    }
-    __m256i inexact_any, under, over;
-    mx_store8_avx2(out + j, mx_rne8_avx2(xb, v_k127, p, inexact_any, under, over));
-    inexact_acc = _mm256_or_si256(inexact_acc, inexact_any);
-    under_acc = _mm256_or_si256(under_acc, under);
-    over_acc = _mm256_or_si256(over_acc, over);
-    if (per_element)
-      mx_store8_avx2(per_element + j,
-                     _mm256_or_si256(
-                         _mm256_or_si256(_mm256_and_si256(inexact_any, _mm256_set1_epi32(to_bits(status::inexact))),
-                                         _mm256_and_si256(under, _mm256_set1_epi32(to_bits(status::underflow)))),
-                         _mm256_and_si256(over, _mm256_set1_epi32(to_bits(status::overflow)))));
-  }
-  if (!_mm256_testz_si256(inexact_acc, inexact_acc)) flags |= to_bits(status::inexact);
-  if (!_mm256_testz_si256(under_acc, under_acc)) flags |= to_bits(status::underflow);
-  if (!_mm256_testz_si256(over_acc, over_acc)) flags |= to_bits(status::overflow);
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8) mx_group8_avx2(x + j, out + j, v_k127, k, p, per_element ? per_element + j : nullptr, acc, flags);
+  flags |= mx_flags_bits_avx2(acc);
   if (j < n) flags |= mx_elements_rne_portable(x + j, out + j, n - j, k, p, per_element ? per_element + j : nullptr);
   return flags;
 }
@@ -355,38 +375,52 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_elements_rne_avx2(const 
           _mm512_cmpneq_epi32_mask(_mm512_and_si512(xb, _mm512_set1_epi32(0x7FFFFF)), zero)) != 0;
 }
 
+/// One group of 16 elements x[0..16) in the MX kernels on AVX-512: when `maybe_subnormal`, a group
+/// holding a binary32 subnormal to the AVX2 code (its flags into `flags`); the others through
+/// mx_rne16_avx512 (flags into the masks acc: inexact, underflow, overflow); codes to out, each
+/// element's flags to per_element when given.
+[[gnu::always_inline]] LIBFLOAT_BQ_AVX512 inline void mx_group16_avx512(const float* x, std::uint8_t* out, __m512i v_k127,
+                                                                       int k, const mx_element_params& p,
+                                                                       bool maybe_subnormal, std::uint8_t* per_element,
+                                                                       __mmask16 (&acc)[3], std::uint32_t& flags) {
+  constexpr __mmask16 all = 0xFFFF;
+  const __m512i xb = _mm512_loadu_si512(x);
+  if (maybe_subnormal && mx_any_subnormal_avx512(xb)) {
+    flags |= mx_elements_rne_avx2(x, out, 16, k, p, per_element);
+    return;
+  }
+  __mmask16 inexact_any, under, over;
+  const __m512i res = mx_rne16_avx512(xb, v_k127, p, inexact_any, under, over);
+  acc[0] |= inexact_any;
+  acc[1] |= under;
+  acc[2] |= over;
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_maskz_cvtepi32_epi8(all, res));
+  if (per_element) {
+    __m512i fl = _mm512_maskz_mov_epi32(inexact_any, _mm512_set1_epi32(to_bits(status::inexact)));
+    fl = _mm512_mask_or_epi32(fl, under, fl, _mm512_set1_epi32(to_bits(status::underflow)));
+    fl = _mm512_mask_or_epi32(fl, over, fl, _mm512_set1_epi32(to_bits(status::overflow)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(per_element), _mm512_maskz_cvtepi32_epi8(all, fl));
+  }
+}
+
+/// The status bits of the masks acc (inexact, underflow, overflow).
+inline std::uint32_t mx_flags_bits_masks(const __mmask16 (&acc)[3]) {
+  return (acc[0] ? to_bits(status::inexact) : 0u) | (acc[1] ? to_bits(status::underflow) : 0u) |
+         (acc[2] ? to_bits(status::overflow) : 0u);
+}
+
 /// The run kernel on 16 lanes of AVX-512 (mx_rne16_avx512). A group of 16 holding a binary32
 /// subnormal, and a tail of fewer than 16, take the AVX2 code.
 LIBFLOAT_BQ_AVX512 inline std::uint32_t mx_elements_rne_avx512(const float* x, std::uint8_t* out, std::size_t n, int k,
                                                               const mx_element_params& params, std::uint8_t* per_element) {
   const mx_element_params p = params;  // (a copy: the byte stores below may not change it)
-  constexpr __mmask16 all = 0xFFFF;
   const __m512i v_k127 = _mm512_set1_epi32(127 + k);
-  __mmask16 inexact_acc = 0, under_acc = 0, over_acc = 0;
+  __mmask16 acc[3] = {0, 0, 0};
   std::uint32_t flags = 0;
   std::size_t j = 0;
-  for (; j + 16 <= n; j += 16) {
-    const __m512i xb = _mm512_loadu_si512(x + j);
-    if (mx_any_subnormal_avx512(xb)) {
-      flags |= mx_elements_rne_avx2(x + j, out + j, 16, k, p, per_element ? per_element + j : nullptr);
-      continue;
-    }
-    __mmask16 inexact_any, under, over;
-    const __m512i res = mx_rne16_avx512(xb, v_k127, p, inexact_any, under, over);
-    inexact_acc |= inexact_any;
-    under_acc |= under;
-    over_acc |= over;
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm512_maskz_cvtepi32_epi8(all, res));
-    if (per_element) {
-      __m512i fl = _mm512_maskz_mov_epi32(inexact_any, _mm512_set1_epi32(to_bits(status::inexact)));
-      fl = _mm512_mask_or_epi32(fl, under, fl, _mm512_set1_epi32(to_bits(status::underflow)));
-      fl = _mm512_mask_or_epi32(fl, over, fl, _mm512_set1_epi32(to_bits(status::overflow)));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(per_element + j), _mm512_maskz_cvtepi32_epi8(all, fl));
-    }
-  }
-  if (inexact_acc) flags |= to_bits(status::inexact);
-  if (under_acc) flags |= to_bits(status::underflow);
-  if (over_acc) flags |= to_bits(status::overflow);
+  for (; j + 16 <= n; j += 16)
+    mx_group16_avx512(x + j, out + j, v_k127, k, p, true, per_element ? per_element + j : nullptr, acc, flags);
+  flags |= mx_flags_bits_masks(acc);
   if (j < n) flags |= mx_elements_rne_avx2(x + j, out + j, n - j, k, p, per_element ? per_element + j : nullptr);
   return flags;
 }
@@ -510,7 +544,7 @@ LIBFLOAT_BQ_AVX512 inline std::size_t mx_blocks_e8m0_avx512(const float* x, std:
   constexpr __mmask16 all = 0xFFFF;
   const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
   const __m512i below_normal = _mm512_set1_epi32(0x7FFFFF);
-  __mmask16 inexact_acc = 0, under_acc = 0, over_acc = 0;
+  __mmask16 acc[3] = {0, 0, 0};
   std::size_t b = 0;
   for (; b < count; ++b, x += len, out += len) {
     // the largest magnitude's bits, and whether the block holds a binary32 subnormal (magnitude bits
@@ -527,23 +561,10 @@ LIBFLOAT_BQ_AVX512 inline std::size_t mx_blocks_e8m0_avx512(const float* x, std:
     if (k == mx_no_block) break;
     scales[b] = static_cast<std::uint8_t>(k + 127);
     const __m512i v_k127 = _mm512_set1_epi32(127 + k);
-    for (std::size_t j = 0; j < len; j += 16) {
-      const __m512i xb = _mm512_loadu_si512(x + j);
-      if (subnormal != 0 && mx_any_subnormal_avx512(xb)) {
-        flags |= mx_elements_rne_avx2(x + j, out + j, 16, k, p, nullptr);
-        continue;
-      }
-      __mmask16 inexact_any, under, over;
-      const __m512i res = mx_rne16_avx512(xb, v_k127, p, inexact_any, under, over);
-      inexact_acc |= inexact_any;
-      under_acc |= under;
-      over_acc |= over;
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), _mm512_maskz_cvtepi32_epi8(all, res));
-    }
+    for (std::size_t j = 0; j < len; j += 16)
+      mx_group16_avx512(x + j, out + j, v_k127, k, p, subnormal != 0, nullptr, acc, flags);
   }
-  if (inexact_acc) flags |= to_bits(status::inexact);
-  if (under_acc) flags |= to_bits(status::underflow);
-  if (over_acc) flags |= to_bits(status::overflow);
+  flags |= mx_flags_bits_masks(acc);
   return b;
 }
 #if defined(__GNUC__) && !defined(__clang__)
@@ -557,7 +578,8 @@ __attribute__((target("avx2"))) inline std::size_t mx_blocks_e8m0_avx2(const flo
                                                                        const mx_element_params& params, std::uint32_t& flags) {
   const mx_element_params p = params;  // (a copy: the byte stores below may not change it)
   const __m256i abs_mask = _mm256_set1_epi32(0x7FFFFFFF);
-  __m256i inexact_acc = _mm256_setzero_si256(), under_acc = inexact_acc, over_acc = inexact_acc;
+  mx_flags_avx2 acc;
+  mx_flags_clear_avx2(acc);
   std::size_t b = 0;
   for (; b < count; ++b, x += len, out += len) {
     __m256i m = _mm256_setzero_si256();
@@ -570,22 +592,9 @@ __attribute__((target("avx2"))) inline std::size_t mx_blocks_e8m0_avx2(const flo
     if (k == mx_no_block) break;
     scales[b] = static_cast<std::uint8_t>(k + 127);
     const __m256i v_k127 = _mm256_set1_epi32(127 + k);
-    for (std::size_t j = 0; j < len; j += 8) {
-      const __m256i xb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + j));
-      if (mx_any_subnormal_avx2(xb)) {
-        flags |= mx_elements_rne_portable(x + j, out + j, 8, k, p, nullptr);
-        continue;
-      }
-      __m256i inexact_any, under, over;
-      mx_store8_avx2(out + j, mx_rne8_avx2(xb, v_k127, p, inexact_any, under, over));
-      inexact_acc = _mm256_or_si256(inexact_acc, inexact_any);
-      under_acc = _mm256_or_si256(under_acc, under);
-      over_acc = _mm256_or_si256(over_acc, over);
-    }
+    for (std::size_t j = 0; j < len; j += 8) mx_group8_avx2(x + j, out + j, v_k127, k, p, nullptr, acc, flags);
   }
-  if (!_mm256_testz_si256(inexact_acc, inexact_acc)) flags |= to_bits(status::inexact);
-  if (!_mm256_testz_si256(under_acc, under_acc)) flags |= to_bits(status::underflow);
-  if (!_mm256_testz_si256(over_acc, over_acc)) flags |= to_bits(status::overflow);
+  flags |= mx_flags_bits_avx2(acc);
   return b;
 }
 

@@ -487,7 +487,29 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
                                                    pending, run_th.data());
         pending = 0;
       };
-      if (!row_codes.empty()) nvfp4_scales->codes(amax.data() + b, row_codes.data(), bc);
+      if (!row_codes.empty()) {
+        nvfp4_scales->codes(amax.data() + b, row_codes.data(), bc);
+        // The usual row: every block whole, its code from the table and its thresholds served; then
+        // its scales and thresholds in a short loop and all its elements in one kernel call.
+        const std::size_t whole = cols / B;
+        bool all_served = whole == bc;
+        bool row_inexact = false;
+        for (std::size_t k = 0; k < whole; ++k) {
+          const std::int32_t c = row_codes[k];
+          const auto s = static_cast<std::uint8_t>(c & 0xFF);
+          const fast::e2m1_thresholds* th = c >= 0 && made[s] ? &table[s] : nullptr;
+          all_served &= th != nullptr;
+          row_inexact |= c >= 256;
+          run_th[k] = th;
+          q.scales[b + k] = s;
+        }
+        if (all_served) {
+          fast_flags |= fast::mx_e2m1_rne_div_runs(x.data() + r * cols, q.elements.data() + r * cols, B, whole, run_th.data());
+          codes_inexact |= row_inexact;
+          b += bc;
+          continue;
+        }
+      }
       for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++b, ++k) {
         if (!row_codes.empty() && row_codes[k] >= 0 && cols - c0 >= B) {
           const auto s = static_cast<std::uint8_t>(row_codes[k] & 0xFF);
