@@ -258,11 +258,14 @@ TEST_CASE("mx_quantize takes the kernel: the same codes and flags as the core's 
   x[700] = 1e-40f;                                 // a binary32 subnormal (the vector kernels' fallback)
   // NaN blocks inside rows, between blocks that NVFP4's row kernel (mx_e2m1_rne_div_runs) takes
   for (const std::size_t i : {1000, 1011, 2500, 4100, 5555}) x[i] = std::numeric_limits<float>::quiet_NaN();
-  // Blocks that mx_blocks_e8m0 (the MX row kernel) leaves to the general code, between blocks it takes
-  // (in the 64 x 96 shape: row 3's blocks 0-2, row 4's blocks 0-1): all zero; all binary32
-  // subnormals; largest magnitude in [2^-125, 2^-124) (scale exponent -127 for FP4 and FP6 E2M3, in
-  // E8M0's range; below it for the others); largest exactly 2^-126 (below it for every format); and a
-  // block near binary32's largest (scale exponents 127 - emax_elem, elements saturating or not).
+  // For the MX formats, blocks that mx_blocks_e8m0 (the MX row kernel) leaves to the general code,
+  // between blocks it takes (in the 64 x 96 shape: row 3's blocks 0-2, row 4's blocks 0-1): all zero;
+  // all binary32 subnormals; largest magnitude in [2^-125, 2^-124) (scale exponent -127 for FP4 and
+  // FP6 E2M3, in E8M0's range; below it for the others); largest exactly 2^-126 (below it for every
+  // format); and a block near binary32's largest (scale exponents 127 - emax_elem, elements
+  // saturating or not). NVFP4 keeps the data above: that block would set its tensor scale so high
+  // that every other block's scale underflows to the same code.
+  const std::vector<float> x_nvfp4 = x;
   std::uniform_int_distribution<std::uint32_t> frac(0, 0x7FFFFF);
   auto with_field = [&](std::uint32_t field) {  // random sign and fraction, binary32 exponent field `field`
     return std::bit_cast<float>(static_cast<std::uint32_t>(gen() & 1) << 31 | field << 23 | frac(gen));
@@ -273,8 +276,8 @@ TEST_CASE("mx_quantize takes the kernel: the same codes and flags as the core's 
   for (std::size_t i = 384; i < 416; ++i) x[i] = i == 390 ? 0x1p-126f : with_field(0);
   for (std::size_t i = 416; i < 448; ++i) x[i] = with_field(static_cast<std::uint32_t>(254 - i % 4));
   // (64 x 96: whole blocks; 9 x 100: runs cut short at the end of a row, 7 or 4 elements; 12 x 176:
-  // 11 NVFP4 blocks a row)
-  const std::pair<std::size_t, std::size_t> shapes[] = {{64, 96}, {9, 100}, {12, 176}};
+  // 11 NVFP4 blocks a row; 5 x 560: 35, two groups of 16 for the AVX-512 row maxima and 3 more)
+  const std::pair<std::size_t, std::size_t> shapes[] = {{64, 96}, {9, 100}, {12, 176}, {5, 560}};
   for (const lf::array_dispatch path : proof_paths("mx_quantize"))
   for (const auto& [rows, cols] : shapes)
   for (const lf::block_format& bf : {lf::mxfp8_e4m3, lf::mxfp8_e5m2, lf::mxfp6_e3m2, lf::mxfp6_e2m3, lf::mxfp4, lf::nvfp4})
@@ -283,7 +286,7 @@ TEST_CASE("mx_quantize takes the kernel: the same codes and flags as the core's 
       CAPTURE(static_cast<int>(layout));
       CAPTURE(cols);
       CAPTURE(lf::array_dispatch_name(path));
-      const std::span<const float> xs(x.data(), rows * cols);
+      const std::span<const float> xs((bf.rule == lf::scale_rule::nvfp4 ? x_nvfp4 : x).data(), rows * cols);
       const lf::array_dispatch before = lf::set_array_dispatch(path);
       const lf::block_quantized fast = lf::mx_quantize(xs, rows, cols, bf, saturating, layout);
       lf::block_quantized again;
