@@ -22,8 +22,10 @@
 // NVFP4 (E2M1 elements with any E4M3 x binary32 divisor, and the E4M3 block scales) is proven by the
 // same test's second case: mx_e2m1_rne_div on each path against the core's division for every finite
 // binary32 x and five divisors, and e4m3_scale_table against the core's division for every positive
-// finite binary32 amax and five tensor scales (see each function for its domain). mx_amax_bits (not a
-// rounding) is compared with its portable loop through mx_quantize on random blocks, on each path.
+// finite binary32 amax and five tensor scales (see each function for its domain), its 8-lane codes()
+// against code() on the same amax on each path. mx_amax_bits and mx_amax_runs (not roundings), and the
+// MX row kernel mx_blocks_e8m0 (its elements are the run kernels' lane code; which blocks it takes,
+// their scales and flags), are compared with the core-only quantizer through mx_quantize on each path.
 #pragma once
 
 #include <bit>
