@@ -180,17 +180,9 @@ status convert_span(std::span<const T> in, std::span<fp<F>> out, const env& e, s
     const lane_policy pol = lane_policy::from(e.policy);
     const T* pi = in.data();
     fp<F>* po = out.data();
-    std::uint32_t fl = 0;
-    switch (e.mode) {
-      case rounding::nearest_even: fl = narrow_dispatch<F, In, rounding::nearest_even>(pi, po, n, pol, seed, position); break;
-      case rounding::nearest_away: fl = narrow_dispatch<F, In, rounding::nearest_away>(pi, po, n, pol, seed, position); break;
-      case rounding::toward_zero: fl = narrow_dispatch<F, In, rounding::toward_zero>(pi, po, n, pol, seed, position); break;
-      case rounding::upward: fl = narrow_dispatch<F, In, rounding::upward>(pi, po, n, pol, seed, position); break;
-      case rounding::downward: fl = narrow_dispatch<F, In, rounding::downward>(pi, po, n, pol, seed, position); break;
-      case rounding::odd: fl = narrow_dispatch<F, In, rounding::odd>(pi, po, n, pol, seed, position); break;
-      case rounding::stochastic: fl = narrow_dispatch<F, In, rounding::stochastic>(pi, po, n, pol, seed, position); break;
-    }
-    return static_cast<status>(fl);
+    return static_cast<status>(with_mode(e.mode, [&](auto m) {
+      return narrow_dispatch<F, In, decltype(m)::value>(pi, po, n, pol, seed, position);
+    }));
   } else {
     // Formats the lanes do not cover (binary32 from float, binary64, custom wide formats): the core
     // itself, one element at a time.

@@ -91,16 +91,7 @@ status span_op_loop(span_args<F> s, std::size_t n, const policy& p, std::uint64_
 }
 template <span_op O, format F>
 status span_op_scalar(span_args<F> s, std::size_t n, const env& e, std::uint64_t seed, std::uint64_t position) {
-  switch (e.mode) {
-    case rounding::nearest_even: return span_op_loop<O, F, rounding::nearest_even>(s, n, e.policy, seed, position);
-    case rounding::nearest_away: return span_op_loop<O, F, rounding::nearest_away>(s, n, e.policy, seed, position);
-    case rounding::toward_zero: return span_op_loop<O, F, rounding::toward_zero>(s, n, e.policy, seed, position);
-    case rounding::upward: return span_op_loop<O, F, rounding::upward>(s, n, e.policy, seed, position);
-    case rounding::downward: return span_op_loop<O, F, rounding::downward>(s, n, e.policy, seed, position);
-    case rounding::odd: return span_op_loop<O, F, rounding::odd>(s, n, e.policy, seed, position);
-    case rounding::stochastic: break;
-  }
-  return span_op_loop<O, F, rounding::stochastic>(s, n, e.policy, seed, position);
+  return with_mode(e.mode, [&](auto m) { return span_op_loop<O, F, decltype(m)::value>(s, n, e.policy, seed, position); });
 }
 
 #if defined(LIBFLOAT_ARRAY_X86)
@@ -177,32 +168,24 @@ status span_op_run(span_args<F> s, std::size_t n, const env& e, std::uint64_t se
   if constexpr (F == binary16) {
     const array_dispatch path = array_dispatch_in_use();
     if (default_policy(e) && (path == array_dispatch::avx2 || is_avx512(path))) {
-      done = n - n % binary16_span_block;
-      switch (e.mode) {
-        case rounding::nearest_even: fl = binary16_span_blocks<O, rounding::nearest_even>(s, n, path); break;
-        case rounding::nearest_away: fl = binary16_span_blocks<O, rounding::nearest_away>(s, n, path); break;
-        case rounding::toward_zero: fl = binary16_span_blocks<O, rounding::toward_zero>(s, n, path); break;
-        case rounding::upward: fl = binary16_span_blocks<O, rounding::upward>(s, n, path); break;
-        case rounding::downward: fl = binary16_span_blocks<O, rounding::downward>(s, n, path); break;
-        case rounding::odd: fl = binary16_span_blocks<O, rounding::odd>(s, n, path); break;
-        case rounding::stochastic: done = 0; break;  // the scalar operation, with a source's bits
+      // (stochastic: the scalar operation below, with a source's bits)
+      if (e.mode != rounding::stochastic) {
+        done = n - n % binary16_span_block;
+        fl = with_mode(e.mode, [&](auto m) -> std::uint32_t {
+          if constexpr (decltype(m)::value == rounding::stochastic) return 0;
+          else return binary16_span_blocks<O, decltype(m)::value>(s, n, path);
+        });
       }
     }
   }
 #endif
   if constexpr (has_scalar_fast_path<O, F>) {
-    if (default_policy(e)) {
+    if (default_policy(e) && e.mode != rounding::stochastic) {
       const span_args<F> rest = s.from(done);
-      const std::size_t m = n - done;
-      switch (e.mode) {
-        case rounding::nearest_even: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::nearest_even>(rest, m);
-        case rounding::nearest_away: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::nearest_away>(rest, m);
-        case rounding::toward_zero: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::toward_zero>(rest, m);
-        case rounding::upward: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::upward>(rest, m);
-        case rounding::downward: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::downward>(rest, m);
-        case rounding::odd: return static_cast<status>(fl) | span_fast_loop<O, F, rounding::odd>(rest, m);
-        case rounding::stochastic: break;
-      }
+      return static_cast<status>(fl) | with_mode(e.mode, [&](auto m) -> status {
+               if constexpr (decltype(m)::value == rounding::stochastic) return status{};  // (not reached)
+               else return span_fast_loop<O, F, decltype(m)::value>(rest, n - done);
+             });
     }
   }
   return static_cast<status>(fl) | span_op_scalar<O, F>(s.from(done), n - done, e, seed, position + done);

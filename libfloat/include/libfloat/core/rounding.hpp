@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 namespace lf {
 
@@ -102,4 +103,25 @@ constexpr std::optional<rounding> rounding_by_name(std::string_view s) {
   return std::nullopt;
 }
 
+namespace detail {
+
+/// Template argument for a run-time rounding direction: f(std::integral_constant<rounding, M>{})
+/// with M == m. The one place where the span operations (core/array.hpp, core/array_arith.hpp) turn
+/// the run-time mode into the compile-time one their loops and kernels take.
+template <typename Fn>
+constexpr decltype(auto) with_mode(rounding m, Fn&& f) {
+  using R = rounding;
+  switch (m) {
+    case R::nearest_even: return f(std::integral_constant<R, R::nearest_even>{});
+    case R::nearest_away: return f(std::integral_constant<R, R::nearest_away>{});
+    case R::toward_zero: return f(std::integral_constant<R, R::toward_zero>{});
+    case R::upward: return f(std::integral_constant<R, R::upward>{});
+    case R::downward: return f(std::integral_constant<R, R::downward>{});
+    case R::odd: return f(std::integral_constant<R, R::odd>{});
+    case R::stochastic: break;
+  }
+  return f(std::integral_constant<R, R::stochastic>{});
+}
+
+}  // namespace detail
 }  // namespace lf

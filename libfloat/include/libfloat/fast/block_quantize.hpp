@@ -117,6 +117,12 @@ class e4m3_scale_table {
   /// compares it with code() on every positive finite binary32 amax for five tensor scales, and
   /// code() with the core.
   void codes(const double* amax, std::int32_t* out, std::size_t n) const;
+  /// The E4M3 value of a normal code (8..126) that code() or codes() gave: 2^(e - 7) (1 + f / 8) for
+  /// the exponent field e and the fraction f, exact in binary64.
+  static double value(int code) {
+    const auto biased = static_cast<std::uint64_t>((code >> 3) - 7 + 1023), f = static_cast<std::uint64_t>(code & 7);
+    return std::bit_cast<double>(biased << 52 | f << 49);
+  }
  private:
 #if defined(LIBFLOAT_ARRAY_X86)
   std::size_t codes_avx512(const double* amax, std::int32_t* out, std::size_t n) const;
@@ -519,12 +525,9 @@ LIBFLOAT_BQ_AVX512 inline void mx_amax_runs_avx512(const float* x, std::size_t n
 #endif
 #endif
 
-#if defined(LIBFLOAT_ARRAY_X86)
-namespace detail {
-
 /// The exponent k of the E8M0 scale that the OCP rule gives a block whose largest magnitude has the
 /// bits amax (OCP MX v1.0 §6.3: 2^(floor(log2 amax) - emax_elem)), or mx_no_block when the block kernel
-/// leaves the block to the caller: amax zero, a binary32 subnormal, a NaN or an infinity, or k outside
+/// leaves the block to the caller (and models/block_scale.hpp's scale_of to the core's conversion): amax zero, a binary32 subnormal, a NaN or an infinity, or k outside
 /// -127..127 (E8M0's finite range). For a normal binary32 amax, floor(log2 amax) is its exponent field
 /// minus 127.
 inline constexpr int mx_no_block = 1 << 20;
@@ -533,6 +536,9 @@ inline int mx_e8m0_block_k(std::uint32_t amax, int emax_elem) {
   const int k = field - 127 - emax_elem;
   return field == 0 || field == 0xFF || k < -127 || k > 127 ? mx_no_block : k;
 }
+
+#if defined(LIBFLOAT_ARRAY_X86)
+namespace detail {
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push

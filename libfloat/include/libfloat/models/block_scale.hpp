@@ -308,9 +308,9 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
       // 2^x, x = floor(log2 amax) - emax_elem, is an E8M0 value when -127 <= x <= 127: its code is
       // x + 127, exactly what the core's conversion of 2^x gives, with no flag (the shortcut is
       // checked against the core path by tests/fast/test_block_quantize_proof.cpp). amax is a
-      // binary32 value (normal in binary64): its exponent field gives floor(log2 amax).
-      const int x = static_cast<int>(std::bit_cast<std::uint64_t>(amax) >> 52) - 1023 - element_emax(fmt);
-      if (x >= -127 && x <= 127) {
+      // binary32 value; a subnormal one goes to the core below.
+      const int x = fast::mx_e8m0_block_k(std::bit_cast<std::uint32_t>(static_cast<float>(amax)), element_emax(fmt));
+      if (x != fast::mx_no_block) {
         divisor = std::bit_cast<double>(static_cast<std::uint64_t>(x + 1023) << 52);
         if (k) *k = x;
         return static_cast<std::uint8_t>(x + 127);
@@ -324,8 +324,7 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
       const int code = nvfp4_scales->code(amax, inexact);
       if (code >= 0) {
         if (inexact) q.flags |= status::inexact;
-        const auto biased = static_cast<std::uint64_t>((code >> 3) - 7 + 1023), f = static_cast<std::uint64_t>(code & 7);
-        divisor = std::bit_cast<double>(biased << 52 | f << 49) * T;
+        divisor = fast::e4m3_scale_table::value(code) * T;
         return static_cast<std::uint8_t>(code);
       }
     }
@@ -474,8 +473,9 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
     // elements, and a call per block cost about as much as the elements).
     thread_local std::vector<const fast::e2m1_thresholds*> run_th;
     run_th.resize(bc);
-    // (NVFP4 with the scale table: a row's scale codes at once, e4m3_scale_table::codes; a served
-    // block whose divisor the E2M1 kernel takes needs nothing else, the others go through scale_of)
+    // (NVFP4 with the scale table: a row's scale codes at once, e4m3_scale_table::codes; a row whose
+    // blocks the table and the E2M1 kernel all serve needs nothing else, any other row goes block by
+    // block through scale_of)
     thread_local std::vector<std::int32_t> row_codes;
     if (nvfp4_scales && e2m1_table) row_codes.resize(bc);
     bool codes_inexact = false;
@@ -510,20 +510,9 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
           continue;
         }
       }
-      for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++b, ++k) {
-        if (!row_codes.empty() && row_codes[k] >= 0 && cols - c0 >= B) {
-          const auto s = static_cast<std::uint8_t>(row_codes[k] & 0xFF);
-          // (the code's divisor: its E4M3 value times T, exact)
-          const auto biased = static_cast<std::uint64_t>((s >> 3) - 7 + 1023), f = static_cast<std::uint64_t>(s & 7);
-          const fast::e2m1_thresholds* th = made[s] ? &table[s] : thresholds_of(std::bit_cast<double>(biased << 52 | f << 49) * T, s);
-          if (th != nullptr) {
-            codes_inexact |= row_codes[k] >= 256;
-            q.scales[b] = s;
-            if (pending == 0) first = c0;
-            run_th[pending++] = th;
-            continue;
-          }
-        }
+      // (any other row: block by block, each scale through scale_of, which takes the table's code()
+      // where it serves)
+      for (std::size_t c0 = 0; c0 < cols; c0 += B, ++b) {
         double d = 1.0;
         q.scales[b] = scale_of(amax[b], T, d);
         const std::size_t len = std::min(B, cols - c0);
