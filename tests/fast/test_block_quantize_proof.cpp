@@ -189,7 +189,7 @@ TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) and the E4M3 scale table equal the c
       const double d = 6.0 * T;
       REQUIRE(lf::fast::e4m3_scale_table::ok(d));
       const lf::fast::e4m3_scale_table table(d);
-      // codes() (all of the chunk at once, lanes of AVX-512 where the CPU has it) gives code()'s
+      // codes() (all of the chunk at once, on the lanes of each path the CPU has) gives code()'s
       // result and inexact for every amax, -1 where code() gives -1 (zeros included)
       for (const lf::array_dispatch path : paths) {
         const lf::array_dispatch before = lf::set_array_dispatch(path);

@@ -109,9 +109,10 @@ class e4m3_scale_table {
     return code;
   }
   /// code() for amax[0..n) at once: out[i] = code | 256 when inexact, -1 where code() gives -1 (amax a
-  /// NaN included: it is outside [2^-6 d, 448 d)). On AVX-512 (8 lanes of binary64, where the CPU has
-  /// it and lf::array_dispatch_in_use() allows) the same steps as lane operations, with the table's
-  /// three values computed in place: the candidate's value v (the rounded bits themselves), and
+  /// NaN included: it is outside [2^-6 d, 448 d)). On AVX-512 (8 lanes of binary64) or AVX2 (4 lanes),
+  /// where the CPU has it and lf::array_dispatch_in_use() allows, the same steps as lane operations,
+  /// with the table's three values computed in place: the candidate's value v (the rounded bits
+  /// themselves), and
   /// lo = (v - below / 2) * d, hi = (v + ulp / 2) * d, each exact as in the table (v -+ half a spacing
   /// has at most 5 significant bits, d at most 48). Proof: tests/fast/test_block_quantize_proof.cpp
   /// compares it with code() on every positive finite binary32 amax for five tensor scales, and
@@ -126,6 +127,7 @@ class e4m3_scale_table {
  private:
 #if defined(LIBFLOAT_ARRAY_X86)
   std::size_t codes_avx512(const double* amax, std::int32_t* out, std::size_t n) const;
+  std::size_t codes_avx2(const double* amax, std::int32_t* out, std::size_t n) const;
 #endif
   double inv_, min_, max_, d_;
   double lo_[127] = {}, hi_[127] = {}, val_[127] = {};
@@ -722,12 +724,59 @@ LIBFLOAT_BQ_AVX512 inline std::size_t e4m3_scale_table::codes_avx512(const doubl
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+/// e4m3_scale_table::codes on 4 lanes of AVX2 (binary64): codes_avx512's steps, with compares into
+/// all-ones lanes instead of masks; returns how many of the n it did (a multiple of 4).
+__attribute__((target("avx2"))) inline std::size_t e4m3_scale_table::codes_avx2(const double* amax, std::int32_t* out,
+                                                                std::size_t n) const {
+  using ll = long long;
+  const __m256d inv = _mm256_set1_pd(inv_), lo_bound = _mm256_set1_pd(min_), hi_bound = _mm256_set1_pd(max_);
+  const __m256d d = _mm256_set1_pd(d_);
+  const __m256i half_m1 = _mm256_set1_epi64x((ll{1} << 48) - 1), drop = _mm256_set1_epi64x(~((ll{1} << 49) - 1));
+  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1), four = _mm256_set1_epi64x(4);
+  const __m256i seven = _mm256_set1_epi64x(7), e_off = _mm256_set1_epi64x(1023 - 7);
+  const __m256i code126 = _mm256_set1_epi64x(126), e_min6 = _mm256_set1_epi64x(1023 - 6);
+  const __m256i none = _mm256_set1_epi64x(-1), inexact_bit = _mm256_set1_epi64x(256);
+  const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256d a = _mm256_loadu_pd(amax + i);
+    const __m256d in_range = _mm256_and_pd(_mm256_cmp_pd(a, lo_bound, _CMP_GE_OQ), _mm256_cmp_pd(a, hi_bound, _CMP_LT_OQ));
+    __m256i b = _mm256_castpd_si256(_mm256_mul_pd(a, inv));
+    // to nearest even at 3 fraction bits: + (2^48 - 1) + the kept last bit, then the low 49 bits off
+    const __m256i last = _mm256_and_si256(_mm256_srli_epi64(b, 49), one);
+    b = _mm256_and_si256(_mm256_add_epi64(_mm256_add_epi64(b, half_m1), last), drop);
+    const __m256i field = _mm256_srli_epi64(b, 52);  // (a positive product: no sign bit)
+    const __m256i frac = _mm256_and_si256(_mm256_srli_epi64(b, 49), seven);
+    const __m256i code = _mm256_or_si256(_mm256_slli_epi64(_mm256_sub_epi64(field, e_off), 3), frac);
+    // 8 <= code <= 126 (signed compares: a code below 8 may be negative)
+    const __m256i code_ok = _mm256_andnot_si256(_mm256_cmpgt_epi64(code, code126), _mm256_cmpgt_epi64(code, seven));
+    // v: the candidate's value; half a spacing above it 2^(e - 4), below it the same except at a
+    // binade's first value (fraction 0, above the smallest normal's binade): 2^(e - 5)
+    const __m256d v = _mm256_castsi256_pd(b);
+    const __m256i up_field = _mm256_sub_epi64(field, four);
+    const __m256d half_up = _mm256_castsi256_pd(_mm256_slli_epi64(up_field, 52));
+    const __m256i first = _mm256_and_si256(_mm256_cmpeq_epi64(frac, zero), _mm256_cmpgt_epi64(field, e_min6));
+    const __m256d half_down = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(up_field, first), 52));
+    const __m256d lo = _mm256_mul_pd(_mm256_sub_pd(v, half_down), d), hi = _mm256_mul_pd(_mm256_add_pd(v, half_up), d);
+    const __m256d ok = _mm256_and_pd(_mm256_and_pd(in_range, _mm256_castsi256_pd(code_ok)),
+                                     _mm256_and_pd(_mm256_cmp_pd(a, lo, _CMP_GT_OQ), _mm256_cmp_pd(a, hi, _CMP_LT_OQ)));
+    const __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(a, _mm256_mul_pd(v, d), _CMP_NEQ_UQ));
+    const __m256i c = _mm256_or_si256(code, _mm256_and_si256(inexact, inexact_bit));
+    const __m256i r = _mm256_blendv_epi8(none, c, _mm256_castpd_si256(ok));  // (64-bit lanes, -1 where not ok)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(r, low_halves)));
+  }
+  return i;
+}
 #endif
 
 inline void e4m3_scale_table::codes(const double* amax, std::int32_t* out, std::size_t n) const {
   std::size_t i = 0;
 #if defined(LIBFLOAT_ARRAY_X86)
-  if (lf::detail::is_avx512(array_dispatch_in_use())) i = codes_avx512(amax, out, n);
+  const array_dispatch path = array_dispatch_in_use();
+  if (lf::detail::is_avx512(path)) i = codes_avx512(amax, out, n);
+  else if (path == array_dispatch::avx2) i = codes_avx2(amax, out, n);
 #endif
   for (; i < n; ++i) {
     bool inexact = false;

@@ -473,9 +473,8 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
     // elements, and a call per block cost about as much as the elements).
     thread_local std::vector<const fast::e2m1_thresholds*> run_th;
     run_th.resize(bc);
-    // (NVFP4 with the scale table: a row's scale codes at once, e4m3_scale_table::codes; a row whose
-    // blocks the table and the E2M1 kernel all serve needs nothing else, any other row goes block by
-    // block through scale_of)
+    // (NVFP4 with the scale table: a row's scale codes at once, e4m3_scale_table::codes; a served
+    // block whose divisor the E2M1 kernel takes needs nothing else, the others go through scale_of)
     thread_local std::vector<std::int32_t> row_codes;
     if (nvfp4_scales && e2m1_table) row_codes.resize(bc);
     bool codes_inexact = false;
@@ -510,9 +509,20 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
           continue;
         }
       }
-      // (any other row: block by block, each scale through scale_of, which takes the table's code()
-      // where it serves)
-      for (std::size_t c0 = 0; c0 < cols; c0 += B, ++b) {
+      // Any other row: block by block; a block whose code the table gave (and whose thresholds serve)
+      // joins the stretch for the kernel, the others go through scale_of.
+      for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++b, ++k) {
+        if (!row_codes.empty() && row_codes[k] >= 0 && cols - c0 >= B) {
+          const auto s = static_cast<std::uint8_t>(row_codes[k] & 0xFF);
+          const fast::e2m1_thresholds* th = made[s] ? &table[s] : thresholds_of(fast::e4m3_scale_table::value(s) * T, s);
+          if (th != nullptr) {
+            codes_inexact |= row_codes[k] >= 256;
+            q.scales[b] = s;
+            if (pending == 0) first = c0;
+            run_th[pending++] = th;
+            continue;
+          }
+        }
         double d = 1.0;
         q.scales[b] = scale_of(amax[b], T, d);
         const std::size_t len = std::min(B, cols - c0);
