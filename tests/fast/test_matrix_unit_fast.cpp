@@ -17,8 +17,10 @@
 // The data: random encodings of every kind (subnormals, zeros of both signs, NaN, infinity, 0 * inf),
 // exponents spread over the whole range (so terms are truncated entirely) or narrow, exact
 // cancellation (a, -a pairs), products near the top of the range (overflow) and the bottom (results
-// below binary32's subnormals), and products and c near the edges of binary32's normal range (sums
-// that cross into its subnormals or overflow); c: +-0, subnormal, normal, max finite, infinity, NaN.
+// below binary32's subnormals), the widest terms (every significand all ones, one sign: the largest
+// block sums, which the AVX2 blocks' 32-bit lanes must hold where they take them), and products and
+// c near the edges of binary32's normal range (sums that cross into its subnormals or overflow);
+// c: +-0, subnormal, normal, max finite, infinity, NaN.
 //
 // The general path is itself checked against an independent cpp_int model in test_matrix_unit.cpp;
 // the tensor-core test vectors there now run through the fast path too.
@@ -124,6 +126,16 @@ std::vector<data_set> data_sets(const lf::format& fa, const lf::format& fb, std:
     d.c = draw(lf::binary32, g, 1, field_of(lf::binary32, target - 1), field_of(lf::binary32, target + 1));
     return d;
   };
+  // The widest terms: every significand all ones at one exponent, every product of one sign; the
+  // largest block sums, which the fast path's 32-bit lanes (short_blocks' narrow case) must hold.
+  for (const bool negative : {false, true}) {
+    data_set d{negative ? "widest terms, negative" : "widest terms", bits(n), bits(n), std::nullopt};
+    for (std::size_t i = 0; i < n; ++i) {
+      d.a[i] = (static_cast<u64>(fa.bias()) << fa.fraction_bits()) | fa.fraction_mask() | (negative ? fa.sign_mask() : 0);
+      d.b[i] = (static_cast<u64>(fb.bias()) << fb.fraction_bits()) | fb.fraction_mask();
+    }
+    sets.push_back(std::move(d));
+  }
   sets.push_back(edge("near binary32's smallest normal", lf::binary32.emin()));
   sets.push_back(edge("near binary32's largest", lf::binary32.emax() - 1));
   return sets;

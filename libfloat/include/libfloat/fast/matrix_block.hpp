@@ -10,10 +10,11 @@
 // alignment, nearest-even / upward / downward final rounding, N = 8, 16, 32, F = 0, 20, 48, input
 // rounding nearest even / upward / toward zero, promotion interval 40); input pairs binary16,
 // bfloat16, tf32, E4M3, E5M2, E4M3 x E5M2, E5M2 x E4M3 and binary32 (converted first); chain lengths
-// 0, 1, 2, 3, 5, 8, 31, 33, 130; per length ten data sets (any encoding, finite over the whole
+// 0, 1, 2, 3, 5, 8, 31, 33, 130; per length twelve data sets (any encoding, finite over the whole
 // range, narrow exponents, subnormal and tiny, the largest, rare specials and zeros, exact
-// cancellation, zeros, and products and c near binary32's smallest normal and near its largest,
-// whose running sums cross into its subnormals or overflow) and c drawn from +-0, subnormals, 1,
+// cancellation, zeros, the widest terms of either sign (every significand all ones: the largest
+// block sums), and products and c near binary32's smallest normal and near its largest, whose
+// running sums cross into its subnormals or overflow) and c drawn from +-0, subnormals, 1,
 // normals, +-max finite, infinity, quiet and signaling NaN (fixed seed); the operands reach the
 // blocks as contiguous arrays (vector loads) and through a getter (single loads). The whole domain
 // runs twice, once per implementation of the chain, each forced with lf::set_array_dispatch: the
@@ -57,7 +58,10 @@
 // For the presets' case (kept format and final rounding constants, truncate alignment, inputs'
 // subnormals kept) on a CPU with BMI2 and LZCNT, the AVX2 chain is block_chain_short_avx2: c kept
 // decoded between blocks, the products cut on a guessed grid, and a result in binary32's normal
-// range rounded in place (see there); whole blocks of 4 to 32 terms unrolled.
+// range rounded in place (see there); whole blocks of 4 to 32 terms unrolled, and those of 8 to 32
+// on 8 lanes of 32 bits per vector where every term and the block's sum fit them (mb_narrow_ok:
+// pa + pb + L + log2(N) <= 31; among the presets, the fp16, bf16 and tf32 units with N = 8 or 16 and
+// the FP8 units with F = 13).
 #pragma once
 
 #include <array>
@@ -448,6 +452,107 @@ LIBFLOAT_MB_AVX2 bits_t block_chain_fast_avx2(const matrix_unit& mu, const opera
   return c;
 }
 
+// ---- the narrow blocks: 8 terms per vector on 32-bit lanes ----------------------------------------
+// short_blocks' whole blocks of 8, 16 or 32 terms when every term fits 32-bit lanes: a product's
+// significand times 2^L below 2^(pa + pb + L) (pa, pb the input precisions) and the block's sum
+// below 2^31, i.e. pa + pb + L + log2(N) <= 31 (mb_narrow_ok). Then mb_load_block / mb_cut_block's
+// steps on 8 lanes of 32 bits give the same fields and sums: the product pa * pb < 2^22 (vpmulld),
+// and a right shift by 32 or more drops the whole term as one by 64 does (vpsrlvd gives 0, the
+// term is below 2^28). The vectors sig[v], pe[v], neg[v] of mb_block_terms hold 8 terms each.
+
+inline bool mb_narrow_ok(int pa, int pb, int L, std::size_t N) {
+  return pa + pb + L + std::bit_width(N - 1) <= 31;
+}
+
+/// Eight encodings from j on as 32-bit lanes (every fast format's encoding has at most 19 bits).
+template <class G>
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline __m256i mb_load8_epi32(const G& g, std::size_t j) {
+  if constexpr (requires { g.data(); }) {
+    const auto* p = g.data() + j;
+    constexpr std::size_t size = sizeof(*p);
+    if constexpr (size == 1) {
+      return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    } else if constexpr (size == 2) {
+      return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    } else if constexpr (size == 4) {
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    } else {
+      static_assert(size == 8);  // (the low 32-bit word of each)
+      const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+      const __m256i lo = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), even);
+      const __m256i hi = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4)), even);
+      return _mm256_blend_epi32(lo, hi, 0xF0);
+    }
+  } else {
+    return _mm256_setr_epi32(static_cast<int>(g(j)), static_cast<int>(g(j + 1)), static_cast<int>(g(j + 2)),
+                             static_cast<int>(g(j + 3)), static_cast<int>(g(j + 4)), static_cast<int>(g(j + 5)),
+                             static_cast<int>(g(j + 6)), static_cast<int>(g(j + 7)));
+  }
+}
+
+/// mb_load_block for a whole block of 8 NW terms on NW vectors of 8 lanes of 32 bits.
+template <format FA, format FB, std::size_t NW, class A, class B>
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline void mb_load_block_narrow(mb_block_terms& t, const A& ga, const B& gb,
+                                                                         std::size_t f0, int L) {
+  constexpr int spec_a = static_cast<int>(FA.kind == nonfinite::ieee ? FA.exponent_mask()
+                                                                      : FA.exponent_mask() | FA.fraction_mask());
+  constexpr int spec_b = static_cast<int>(FB.kind == nonfinite::ieee ? FB.exponent_mask()
+                                                                      : FB.exponent_mask() | FB.fraction_mask());
+  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+  const __m256i exp_a = _mm256_set1_epi32(static_cast<int>(FA.exponent_mask()));
+  const __m256i exp_b = _mm256_set1_epi32(static_cast<int>(FB.exponent_mask()));
+  const __m256i frac_a = _mm256_set1_epi32(static_cast<int>(FA.fraction_mask()));
+  const __m256i frac_b = _mm256_set1_epi32(static_cast<int>(FB.fraction_mask()));
+  const __m256i hid_a = _mm256_set1_epi32(static_cast<int>(FA.min_normal_bits()));
+  const __m256i hid_b = _mm256_set1_epi32(static_cast<int>(FB.min_normal_bits()));
+  const __m256i vspec_a = _mm256_set1_epi32(spec_a), vspec_b = _mm256_set1_epi32(spec_b);
+  const __m128i vL = _mm_cvtsi32_si128(L);
+  __m256i vmax = zero, slow = zero;
+#pragma GCC unroll 4
+  for (std::size_t v = 0; v < NW; ++v) {
+    const __m256i x = mb_load8_epi32(ga, f0 + 8 * v), y = mb_load8_epi32(gb, f0 + 8 * v);
+    const __m256i ea = _mm256_and_si256(x, exp_a), eb = _mm256_and_si256(y, exp_b);
+    slow = _mm256_or_si256(slow, _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(ea, zero), _mm256_cmpeq_epi32(eb, zero)),
+                                                 _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(x, vspec_a), vspec_a),
+                                                                 _mm256_cmpeq_epi32(_mm256_and_si256(y, vspec_b), vspec_b))));
+    const __m256i pa = _mm256_or_si256(_mm256_and_si256(x, frac_a), hid_a);
+    const __m256i pb = _mm256_or_si256(_mm256_and_si256(y, frac_b), hid_b);
+    t.sig[v] = _mm256_sll_epi32(_mm256_mullo_epi32(pa, pb), vL);
+    t.pe[v] = _mm256_add_epi32(_mm256_srli_epi32(ea, FA.fraction_bits()), _mm256_srli_epi32(eb, FB.fraction_bits()));
+    const __m256i sg = _mm256_and_si256(
+        _mm256_xor_si256(_mm256_srli_epi32(x, FA.bits() - 1), _mm256_srli_epi32(y, FB.bits() - 1)), one);
+    t.neg[v] = _mm256_sub_epi32(zero, sg);
+    vmax = _mm256_max_epi32(vmax, t.pe[v]);
+  }
+  t.nv = NW;
+  t.slow = !_mm256_testz_si256(slow, slow);
+  vmax = _mm256_max_epi32(vmax, _mm256_permute4x64_epi64(vmax, 0x4E));
+  vmax = _mm256_max_epi32(vmax, _mm256_shuffle_epi32(vmax, 0x4E));
+  vmax = _mm256_max_epi32(vmax, _mm256_shuffle_epi32(vmax, 0xB1));
+  t.pmax = _mm256_cvtsi256_si32(vmax);
+}
+
+/// mb_cut_block (truncation) for mb_load_block_narrow's terms: the block's sum (below 2^31 in
+/// magnitude), dropped nonzero when a term lost bits.
+template <std::size_t NW>
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::int64_t mb_cut_block_narrow(const mb_block_terms& t, int base,
+                                                                                std::uint64_t& dropped) {
+  const __m256i vbase = _mm256_set1_epi32(base);
+  __m256i vsum = _mm256_setzero_si256(), vdrop = _mm256_setzero_si256();
+#pragma GCC unroll 4
+  for (std::size_t v = 0; v < NW; ++v) {
+    const __m256i r = _mm256_sub_epi32(vbase, t.pe[v]);
+    const __m256i q = _mm256_srlv_epi32(t.sig[v], r);
+    vdrop = _mm256_or_si256(vdrop, _mm256_xor_si256(t.sig[v], _mm256_sllv_epi32(q, r)));
+    vsum = _mm256_add_epi32(vsum, _mm256_sub_epi32(_mm256_xor_si256(q, t.neg[v]), t.neg[v]));
+  }
+  dropped = _mm256_testz_si256(vdrop, vdrop) ? 0 : 1;
+  vsum = _mm256_add_epi32(vsum, _mm256_permute4x64_epi64(vsum, 0x4E));
+  vsum = _mm256_add_epi32(vsum, _mm256_shuffle_epi32(vsum, 0x4E));
+  vsum = _mm256_add_epi32(vsum, _mm256_shuffle_epi32(vsum, 0xB1));
+  return _mm256_cvtsi256_si32(vsum);
+}
+
 /// The accumulator of block_chain_short_avx2 between blocks while it is zero or normal:
 /// |c| = sig * 2^(pc - bias_a - bias_b - 23 - Lc) (binary32's significand scaled by 2^Lc, the
 /// scaling block_fast_finish gives c; pc its exponent in the products' frame), sig = 0 and
@@ -502,7 +607,7 @@ template <format FA, format FB, format K, int M>
 /// The blocks of block_chain_short_avx2 from first + s on: whole blocks of N = 4 NV terms while
 /// NV > 0 (the vectors unrolled), else every block to n (the last one may be short). The unit's
 /// parameters are copied to locals, which the calls out of line cannot change.
-template <format FA, format FB, format K, int M, std::size_t NV, class A, class B>
+template <format FA, format FB, format K, int M, std::size_t NV, bool Narrow, class A, class B>
 LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
                                                  std::size_t first, std::size_t s, std::size_t n, short_acc& io,
                                                  int& guess_io, std::uint64_t& inexact_io, const fast_chain& ch,
@@ -525,7 +630,8 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
   for (; NV > 0 ? n - s >= N : s < n; s += N) {
     const std::size_t f0 = first + s, nb = NV > 0 ? N : (n - s < N ? n - s : N);
     mb_block_terms t;
-    mb_load_block<FA, FB, NV>(t, ga, gb, f0, nb, L);
+    if constexpr (Narrow) mb_load_block_narrow<FA, FB, NV / 2>(t, ga, gb, f0, L);
+    else mb_load_block<FA, FB, NV>(t, ga, gb, f0, nb, L);
     if (t.slow || c.pc == short_other) [[unlikely]] {
       c = short_decode<bias_ab>(short_block_portable<FA, FB, K, M>(mu, a, b, f0, nb, short_encode<bias_ab>(c, Lc), ch, st), Lc);
       continue;
@@ -533,11 +639,13 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
     // The products' terms on the grid of the guessed c exponent; again if the real one differs.
     int pmax = t.pmax > guess ? t.pmax : guess;
     std::uint64_t dropped;
-    std::int64_t sum = mb_cut_block<NV>(t, pmax + cut_base, false, dropped);
+    std::int64_t sum = Narrow ? mb_cut_block_narrow<NV / 2>(t, pmax + cut_base, dropped)
+                              : mb_cut_block<NV>(t, pmax + cut_base, false, dropped);
     if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
       guess = c.pc;
       pmax = real;
-      sum = mb_cut_block<NV>(t, pmax + cut_base, false, dropped);
+      sum = Narrow ? mb_cut_block_narrow<NV / 2>(t, pmax + cut_base, dropped)
+                   : mb_cut_block<NV>(t, pmax + cut_base, false, dropped);
     }
     const std::int64_t products = sum;
     {  // c's term, as block_fast_finish (r >= 0: pc <= pmax and fo + Lc >= F)
@@ -603,14 +711,25 @@ LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const 
   int guess = acc.pc == short_other ? short_zero : acc.pc;  // the c exponent the products' grid is cut for
   std::uint64_t inexact = 0;
   std::size_t s = 0;
-  switch (mu.block_size) {
-    case 4: s = short_blocks<FA, FB, K, M, 1>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
-    case 8: s = short_blocks<FA, FB, K, M, 2>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
-    case 16: s = short_blocks<FA, FB, K, M, 4>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
-    case 32: s = short_blocks<FA, FB, K, M, 8>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
+  const auto N = static_cast<std::size_t>(mu.block_size);
+  const bool narrow = mb_narrow_ok(FA.precision, FB.precision, ch.L, N);
+  switch (N) {
+    case 4: s = short_blocks<FA, FB, K, M, 1, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
+    case 8:
+      s = narrow ? short_blocks<FA, FB, K, M, 2, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st)
+                 : short_blocks<FA, FB, K, M, 2, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+      break;
+    case 16:
+      s = narrow ? short_blocks<FA, FB, K, M, 4, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st)
+                 : short_blocks<FA, FB, K, M, 4, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+      break;
+    case 32:
+      s = narrow ? short_blocks<FA, FB, K, M, 8, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st)
+                 : short_blocks<FA, FB, K, M, 8, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+      break;
     default: break;
   }
-  short_blocks<FA, FB, K, M, 0>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+  short_blocks<FA, FB, K, M, 0, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
   if (inexact != 0) st |= status::inexact;
   return short_encode<bias_ab>(acc, ch.Lc);
 }
