@@ -464,6 +464,18 @@ inline bool mb_narrow_ok(int pa, int pb, int L, std::size_t N) {
   return pa + pb + L + std::bit_width(N - 1) <= 31;
 }
 
+/// The largest / the sum of the 8 lanes of 32 bits (the sum: the caller keeps it below 2^31).
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline int mb_hmax_epi32(__m256i x) {
+  x = _mm256_max_epi32(x, _mm256_permute4x64_epi64(x, 0x4E));
+  x = _mm256_max_epi32(x, _mm256_shuffle_epi32(x, 0x4E));
+  return _mm256_cvtsi256_si32(_mm256_max_epi32(x, _mm256_shuffle_epi32(x, 0xB1)));
+}
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline int mb_hadd_epi32(__m256i x) {
+  x = _mm256_add_epi32(x, _mm256_permute4x64_epi64(x, 0x4E));
+  x = _mm256_add_epi32(x, _mm256_shuffle_epi32(x, 0x4E));
+  return _mm256_cvtsi256_si32(_mm256_add_epi32(x, _mm256_shuffle_epi32(x, 0xB1)));
+}
+
 /// Eight encodings from j on as 32-bit lanes (every fast format's encoding has at most 19 bits).
 template <class G>
 [[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline __m256i mb_load8_epi32(const G& g, std::size_t j) {
@@ -526,10 +538,7 @@ template <format FA, format FB, std::size_t NW, class A, class B>
   }
   t.nv = NW;
   t.slow = !_mm256_testz_si256(slow, slow);
-  vmax = _mm256_max_epi32(vmax, _mm256_permute4x64_epi64(vmax, 0x4E));
-  vmax = _mm256_max_epi32(vmax, _mm256_shuffle_epi32(vmax, 0x4E));
-  vmax = _mm256_max_epi32(vmax, _mm256_shuffle_epi32(vmax, 0xB1));
-  t.pmax = _mm256_cvtsi256_si32(vmax);
+  t.pmax = mb_hmax_epi32(vmax);
 }
 
 /// mb_cut_block (truncation) for mb_load_block_narrow's terms: the block's sum (below 2^31 in
@@ -547,10 +556,7 @@ template <std::size_t NW>
     vsum = _mm256_add_epi32(vsum, _mm256_sub_epi32(_mm256_xor_si256(q, t.neg[v]), t.neg[v]));
   }
   dropped = _mm256_testz_si256(vdrop, vdrop) ? 0 : 1;
-  vsum = _mm256_add_epi32(vsum, _mm256_permute4x64_epi64(vsum, 0x4E));
-  vsum = _mm256_add_epi32(vsum, _mm256_shuffle_epi32(vsum, 0x4E));
-  vsum = _mm256_add_epi32(vsum, _mm256_shuffle_epi32(vsum, 0xB1));
-  return _mm256_cvtsi256_si32(vsum);
+  return mb_hadd_epi32(vsum);
 }
 
 /// The accumulator of block_chain_short_avx2 between blocks while it is zero or normal:
@@ -712,21 +718,18 @@ LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const 
   std::uint64_t inexact = 0;
   std::size_t s = 0;
   const auto N = static_cast<std::size_t>(mu.block_size);
-  const bool narrow = mb_narrow_ok(FA.precision, FB.precision, ch.L, N);
+  // whole blocks of N = 4 NV terms: on 32-bit lanes where they fit (N >= 8), else on 64-bit ones
+  const bool narrow = N >= 8 && mb_narrow_ok(FA.precision, FB.precision, ch.L, N);
+  const auto whole = [&]<std::size_t NV>() {
+    if constexpr (NV >= 2)
+      if (narrow) return short_blocks<FA, FB, K, M, NV, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+    return short_blocks<FA, FB, K, M, NV, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+  };
   switch (N) {
-    case 4: s = short_blocks<FA, FB, K, M, 1, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st); break;
-    case 8:
-      s = narrow ? short_blocks<FA, FB, K, M, 2, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st)
-                 : short_blocks<FA, FB, K, M, 2, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-      break;
-    case 16:
-      s = narrow ? short_blocks<FA, FB, K, M, 4, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st)
-                 : short_blocks<FA, FB, K, M, 4, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-      break;
-    case 32:
-      s = narrow ? short_blocks<FA, FB, K, M, 8, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st)
-                 : short_blocks<FA, FB, K, M, 8, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-      break;
+    case 4: s = whole.template operator()<1>(); break;
+    case 8: s = whole.template operator()<2>(); break;
+    case 16: s = whole.template operator()<4>(); break;
+    case 32: s = whole.template operator()<8>(); break;
     default: break;
   }
   short_blocks<FA, FB, K, M, 0, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
