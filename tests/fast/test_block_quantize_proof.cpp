@@ -183,30 +183,43 @@ TEST_CASE("mx_e2m1_rne_div (NVFP4 elements) and the E4M3 scale table equal the c
     // NVFP4's block scale: every positive finite binary32 amax of the chunk, for denominators 6 * T.
     if (c >= 0x7F80u) continue;  // negative, infinite or NaN amax: not in the domain
     std::vector<double> amaxes(65536);
-    std::vector<std::int32_t> vector_codes(65536);
-    for (std::uint32_t lo = 0; lo < 65536; ++lo) amaxes[lo] = static_cast<double>(xs[lo]);
+    std::vector<std::uint32_t> amax_bits(65536);
+    std::vector<std::uint8_t> vector_codes(65536), vector_inexact(65536);
+    for (std::uint32_t lo = 0; lo < 65536; ++lo) {
+      amaxes[lo] = static_cast<double>(xs[lo]);
+      amax_bits[lo] = std::bit_cast<std::uint32_t>(xs[lo]);
+    }
     for (const double T : tensor_scales) {
       const double d = 6.0 * T;
       REQUIRE(lf::fast::e4m3_scale_table::ok(d));
       const lf::fast::e4m3_scale_table table(d);
-      // codes() (all of the chunk at once, on the lanes of each path the CPU has) gives code()'s
-      // result and inexact for every amax, -1 where code() gives -1 (zeros included)
+      // codes() (all of the chunk at once, from the binary32 bits, on the lanes of each path the CPU
+      // has) gives code()'s result and inexact for every amax, 0xFF where code() gives -1 (zeros
+      // included), and its summary is what they add up to
       for (const lf::array_dispatch path : paths) {
         const lf::array_dispatch before = lf::set_array_dispatch(path);
-        table.codes(amaxes.data(), vector_codes.data(), 65536);
+        const lf::fast::e4m3_scale_table::summary sum =
+            table.codes(amax_bits.data(), vector_codes.data(), 65536, vector_inexact.data());
         lf::set_array_dispatch(before);
+        bool any_left = false, any_inexact = false;
         for (std::uint32_t lo = 0; lo < 65536; ++lo) {
           bool inexact = false;
           const int code = table.code(amaxes[lo], inexact);
-          const std::int32_t want_code = code < 0 ? -1 : code | (inexact ? 256 : 0);
+          const int want_code = code < 0 ? 0xFF : code;
+          const int want_inexact = code >= 0 && inexact ? 1 : 0;
+          any_left |= code < 0;
+          any_inexact |= want_inexact != 0;
           ++codes_checked;
-          if (vector_codes[lo] != want_code && mismatches++ == 0) {
+          if ((vector_codes[lo] != want_code || vector_inexact[lo] != want_inexact) && mismatches++ == 0) {
             char buf[200];
-            std::snprintf(buf, sizeof buf, "e4m3 scale codes() %s amax=%a d=%a: %d, code() %d", lf::array_dispatch_name(path),
-                          amaxes[lo], d, vector_codes[lo], want_code);
+            std::snprintf(buf, sizeof buf, "e4m3 scale codes() %s amax=%a d=%a: 0x%x inexact %d, code() 0x%x inexact %d",
+                          lf::array_dispatch_name(path), amaxes[lo], d, vector_codes[lo], vector_inexact[lo], want_code,
+                          want_inexact);
             first = buf;
           }
         }
+        if ((sum.left != any_left || sum.inexact != any_inexact) && mismatches++ == 0)
+          first = std::string("e4m3 scale codes() summary on ") + lf::array_dispatch_name(path);
       }
       for (std::uint32_t lo = 0; lo < 65536; ++lo) {
         const double amax = static_cast<double>(xs[lo]);
@@ -350,28 +363,35 @@ TEST_CASE("mx_quantize's flags from the MX row kernel's blocks alone") {
       }
 }
 
-TEST_CASE("e4m3_scale_table::codes leaves NaN, infinite, zero and negative amax to the core") {
-  const double specials[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 0.0, -1.0,
-                             -std::numeric_limits<double>::infinity(), 1.0, 3.0, 448.0 * 6.0, 0x1p-6 * 6.0};
-  std::vector<double> amax;
-  for (int i = 0; i < 3; ++i) amax.insert(amax.end(), std::begin(specials), std::end(specials));  // 27: lanes and a tail
+TEST_CASE("e4m3_scale_table::codes leaves NaN, infinite, zero, tiny and huge amax to the core") {
+  // (binary32 magnitudes' bits, as mx_amax_runs gives them: a NaN's and an infinity's included)
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 0.0f,
+                            1.0f, 3.0f, 448.0f * 6.0f, 0x1p-6f * 6.0f, 0x1p-149f, std::numeric_limits<float>::max()};
+  std::vector<std::uint32_t> amax;
+  for (int i = 0; i < 3; ++i)  // 27: lanes and a tail
+    for (const float v : specials) amax.push_back(std::bit_cast<std::uint32_t>(v));
   const lf::fast::e4m3_scale_table table(6.0);
   for (const lf::array_dispatch path : proof_paths("e4m3 scale codes")) {
     CAPTURE(lf::array_dispatch_name(path));
-    std::vector<std::int32_t> got(amax.size());
+    std::vector<std::uint8_t> got(amax.size()), got_inexact(amax.size());
     const lf::array_dispatch before = lf::set_array_dispatch(path);
-    table.codes(amax.data(), got.data(), amax.size());
+    const lf::fast::e4m3_scale_table::summary sum = table.codes(amax.data(), got.data(), amax.size(), got_inexact.data());
     lf::set_array_dispatch(before);
+    CHECK(sum.left);
+    CHECK(sum.inexact);  // (1 / 6)
     for (std::size_t i = 0; i < amax.size(); ++i) {
-      CAPTURE(amax[i]);
+      const double a = static_cast<double>(std::bit_cast<float>(amax[i]));
+      CAPTURE(a);
       bool inexact = false;
-      const int code = table.code(amax[i], inexact);
-      CHECK(got[i] == (code < 0 ? -1 : code | (inexact ? 256 : 0)));
+      const int code = table.code(a, inexact);
+      CHECK(got[i] == (code < 0 ? 0xFF : code));
+      CHECK(got_inexact[i] == (code >= 0 && inexact ? 1 : 0));
       // (by hand: 1 / 6 and 3 / 6 = 0.5 are E4M3 values only for 0.5; 448 * 6 / 6 = 448 is max finite,
-      // outside [2^-6, 448); 2^-6 is the smallest normal, inside)
-      if (!(amax[i] > 0) || std::isinf(amax[i]) || amax[i] == 448.0 * 6.0) CHECK(got[i] == -1);
-      if (amax[i] == 3.0) CHECK(got[i] == 0x30);        // 0.5: exponent field 6, fraction 0, exact
-      if (amax[i] == 0x1p-6 * 6.0) CHECK(got[i] == 0x08);  // 2^-6: exponent field 1, exact
+      // outside [2^-6, 448); 2^-6 is the smallest normal, inside; 2^-149 / 6 far below it)
+      if (!(a > 0) || std::isinf(a) || a == 448.0 * 6.0 || a == 0x1p-149 || a > 448.0 * 6.0) CHECK(got[i] == 0xFF);
+      if (a == 1.0) CHECK((got[i] == 0x23 && got_inexact[i] == 1));  // 1/6 = 1.333 * 2^-3 -> 1.375 * 2^-3: field 4, fraction 3
+      if (a == 3.0) CHECK((got[i] == 0x30 && got_inexact[i] == 0));  // 0.5: exponent field 6, fraction 0, exact
+      if (a == 0x1p-6 * 6.0) CHECK((got[i] == 0x08 && got_inexact[i] == 0));  // 2^-6: exponent field 1, exact
     }
   }
 }
@@ -393,4 +413,62 @@ TEST_CASE("NVFP4's tensor scale counts the finite elements of blocks that hold a
       lf::set_array_dispatch(before);
       CHECK(q.tensor_scale == 1000.0f / 2688.0f);
     }
+}
+
+TEST_CASE("NVFP4's rows: whole rows of table-served scales, and rows that mix them with others") {
+  // 24 rows of 256 (16 blocks) and of 264 (a short block of 8 at the end of each row), magnitudes in
+  // [2^-4, 2^4) and one 2^5 (the tensor's largest, in row 0): every other block's scale quotient
+  // amax / (6 T) = 448 amax / 2^5 then lies in [2^-6, 448), where the scale table serves it (the
+  // largest block's is 448, max finite, which it leaves). Rows 3, 7, 11, ... mix in blocks it leaves:
+  // one scaled by 2^-24 (its scale an E4M3 subnormal or zero), and in rows 7, 15, 23 a NaN block.
+  // Each path, against the core-only quantizer, new and reused storage.
+  std::mt19937_64 gen(41);
+  std::uniform_int_distribution<std::uint32_t> frac(0, 0x7FFFFF), field(123, 130);
+  for (const std::size_t cols : {std::size_t{256}, std::size_t{264}}) {
+    const std::size_t rows = 24;
+    std::vector<float> x(rows * cols);
+    for (float& v : x) v = std::bit_cast<float>(static_cast<std::uint32_t>(gen() & 1) << 31 | field(gen) << 23 | frac(gen));
+    x[21] = -32.0f;
+    for (std::size_t r = 3; r < rows; r += 4) {
+      const std::size_t blk = (r * 5) % (cols / 16);
+      for (std::size_t j = 0; j < 16; ++j) x[r * cols + blk * 16 + j] *= 0x1p-24f;
+      if (r % 8 == 7) x[r * cols + ((blk + 3) % (cols / 16)) * 16 + 5] = std::numeric_limits<float>::quiet_NaN();
+    }
+    // (the data does what it is meant to: a row is whole when every whole block's quotient lies well
+    // inside [2^-6, 448), by plain binary64 arithmetic with margins of 2x: row 0 and the six above mix)
+    double tensor_amax = 0;
+    for (const float v : x)
+      if (std::isfinite(v)) tensor_amax = std::max(tensor_amax, std::fabs(static_cast<double>(v)));
+    std::size_t mixed_rows = 0, whole_rows = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      bool all_inside = true;
+      for (std::size_t blk = 0; blk < cols / 16; ++blk) {
+        double m = 0;
+        for (std::size_t j = 0; j < 16; ++j) m = std::max(m, std::fabs(static_cast<double>(x[r * cols + blk * 16 + j])));
+        const double quotient = m / tensor_amax * 448.0;
+        all_inside &= std::isfinite(quotient) && quotient > 0x1p-5 && quotient < 224.0;
+      }
+      (all_inside ? whole_rows : mixed_rows) += 1;
+    }
+    CHECK(mixed_rows == 7);
+    CHECK(whole_rows == 17);
+    const lf::block_quantized slow = lf::detail::mx_quantize_with(x, rows, cols, lf::nvfp4, saturating, lf::block_layout::rows_1d,
+                                                                  [](std::size_t) { return std::uint32_t{0}; }, false);
+    for (const lf::array_dispatch path : proof_paths("nvfp4 rows")) {
+      CAPTURE(lf::array_dispatch_name(path));
+      CAPTURE(cols);
+      const lf::array_dispatch before = lf::set_array_dispatch(path);
+      const lf::block_quantized fast = lf::mx_quantize(x, rows, cols, lf::nvfp4, saturating);
+      lf::block_quantized again;
+      lf::mx_quantize_into(x, rows, cols, lf::nvfp4, again, saturating);
+      lf::mx_quantize_into(x, rows, cols, lf::nvfp4, again, saturating);
+      lf::set_array_dispatch(before);
+      CHECK(fast.scales == slow.scales);
+      CHECK(fast.elements == slow.elements);
+      CHECK(fast.flags == slow.flags);
+      CHECK(again.scales == slow.scales);
+      CHECK(again.elements == slow.elements);
+      CHECK(again.flags == slow.flags);
+    }
+  }
 }

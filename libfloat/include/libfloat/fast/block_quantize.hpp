@@ -108,16 +108,21 @@ class e4m3_scale_table {
     inexact = amax != val_[code];
     return code;
   }
-  /// code() for amax[0..n) at once: out[i] = code | 256 when inexact, -1 where code() gives -1 (amax a
-  /// NaN included: it is outside [2^-6 d, 448 d)). On AVX-512 (8 lanes of binary64) or AVX2 (4 lanes),
-  /// where the CPU has it and lf::array_dispatch_in_use() allows, the same steps as lane operations,
-  /// with the table's three values computed in place: the candidate's value v (the rounded bits
-  /// themselves), and
+  /// What codes() found besides the codes: some amax it left (code -1), some code it gave inexact.
+  struct summary {
+    bool left = false, inexact = false;
+  };
+  /// code() for the binary32 amax whose bits are amax_bits[0..n) (magnitudes: a NaN's or an infinity's
+  /// bits give -1, as amax outside [2^-6 d, 448 d)), at once: out[i] = the code, 0xFF where code()
+  /// gives -1 (no E4M3 normal code is 0xFF); inexact_each[i], when given, 1 where that code is inexact;
+  /// the summary of all. On AVX-512 (8 lanes of binary64) or AVX2 (4 lanes), where the CPU has it and
+  /// lf::array_dispatch_in_use() allows, the same steps as lane operations, with the table's three
+  /// values computed in place: the candidate's value v (the rounded bits themselves), and
   /// lo = (v - below / 2) * d, hi = (v + ulp / 2) * d, each exact as in the table (v -+ half a spacing
   /// has at most 5 significant bits, d at most 48). Proof: tests/fast/test_block_quantize_proof.cpp
   /// compares it with code() on every positive finite binary32 amax for five tensor scales, and
   /// code() with the core.
-  void codes(const double* amax, std::int32_t* out, std::size_t n) const;
+  summary codes(const std::uint32_t* amax_bits, std::uint8_t* out, std::size_t n, std::uint8_t* inexact_each = nullptr) const;
   /// The E4M3 value of a normal code (8..126) that code() or codes() gave: 2^(e - 7) (1 + f / 8) for
   /// the exponent field e and the fraction f, exact in binary64.
   static double value(int code) {
@@ -126,8 +131,10 @@ class e4m3_scale_table {
   }
  private:
 #if defined(LIBFLOAT_ARRAY_X86)
-  std::size_t codes_avx512(const double* amax, std::int32_t* out, std::size_t n) const;
-  std::size_t codes_avx2(const double* amax, std::int32_t* out, std::size_t n) const;
+  std::size_t codes_avx512(const std::uint32_t* amax_bits, std::uint8_t* out, std::size_t n, std::uint8_t* inexact_each,
+                           summary& sum) const;
+  std::size_t codes_avx2(const std::uint32_t* amax_bits, std::uint8_t* out, std::size_t n, std::uint8_t* inexact_each,
+                         summary& sum) const;
 #endif
   double inv_, min_, max_, d_;
   double lo_[127] = {}, hi_[127] = {}, val_[127] = {};
@@ -454,6 +461,23 @@ inline std::uint32_t mx_amax_bits_portable(const float* x, std::size_t n) {
   return m;
 }
 
+/// What mx_amax_runs returns besides each run's bits: the largest of them, and the largest below
+/// 0x7F800000 (of the runs with no NaN and no infinity; 0 when there is none).
+struct mx_runs_max {
+  std::uint32_t all = 0, finite = 0;
+  void add(std::uint32_t v) {
+    all = v > all ? v : all;
+    finite = v < 0x7F800000u && v > finite ? v : finite;
+  }
+};
+
+/// mx_amax_runs (see there) in portable code.
+inline mx_runs_max mx_amax_runs_portable(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
+  mx_runs_max m;
+  for (std::size_t j = 0; j < n; j += block) m.add(*out++ = mx_amax_bits_portable(x + j, block < n - j ? block : n - j));
+  return m;
+}
+
 #if defined(LIBFLOAT_ARRAY_X86)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
@@ -503,24 +527,36 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_amax_bits_avx2(const flo
 
 /// mx_amax_bits of each run of `block` elements of x[0..n) (the last one shorter when block does not
 /// divide n), to out[0..ceil(n / block)), on AVX2.
-[[gnu::target("avx2")]] inline void mx_amax_runs_avx2(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
-  for (std::size_t j = 0; j < n; j += block) *out++ = mx_amax_bits_avx2(x + j, block < n - j ? block : n - j);
+[[gnu::target("avx2")]] inline mx_runs_max mx_amax_runs_avx2(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
+  mx_runs_max m;
+  for (std::size_t j = 0; j < n; j += block) m.add(*out++ = mx_amax_bits_avx2(x + j, block < n - j ? block : n - j));
+  return m;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-/// The same on AVX-512: whole runs of 16 (NVFP4's blocks) one vector each, others by mx_amax_bits_avx512.
-LIBFLOAT_BQ_AVX512 inline void mx_amax_runs_avx512(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
+/// The same on AVX-512: whole runs of 16 (NVFP4's blocks) one vector each (the largest and the largest
+/// finite kept in lanes), others by mx_amax_bits_avx512.
+LIBFLOAT_BQ_AVX512 inline mx_runs_max mx_amax_runs_avx512(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
+  constexpr __mmask16 all = 0xFFFF;
   std::size_t j = 0;
+  mx_runs_max m;
   if (block == 16) {
-    const __m512i mask = _mm512_set1_epi32(0x7FFFFFFF);
-    for (; j + 16 <= n; j += 16)
-      *out++ = static_cast<std::uint32_t>(
-          _mm512_cvtsi512_si32(mx_hmax_epu32_avx512(_mm512_and_si512(_mm512_loadu_si512(x + j), mask))));
+    const __m512i mask = _mm512_set1_epi32(0x7FFFFFFF), infinity = _mm512_set1_epi32(0x7F800000);
+    __m512i all_v = _mm512_setzero_si512(), finite_v = all_v;
+    for (; j + 16 <= n; j += 16) {
+      const __m512i h = mx_hmax_epu32_avx512(_mm512_and_si512(_mm512_loadu_si512(x + j), mask));
+      *out++ = static_cast<std::uint32_t>(_mm512_cvtsi512_si32(h));
+      all_v = _mm512_maskz_max_epu32(all, all_v, h);
+      finite_v = _mm512_mask_max_epu32(finite_v, _mm512_cmplt_epu32_mask(h, infinity), finite_v, h);
+    }
+    m.all = static_cast<std::uint32_t>(_mm512_cvtsi512_si32(all_v));
+    m.finite = static_cast<std::uint32_t>(_mm512_cvtsi512_si32(finite_v));
   }
-  for (; j < n; j += block) *out++ = mx_amax_bits_avx512(x + j, block < n - j ? block : n - j);
+  for (; j < n; j += block) m.add(*out++ = mx_amax_bits_avx512(x + j, block < n - j ? block : n - j));
+  return m;
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -623,13 +659,14 @@ inline std::uint32_t mx_amax_bits(const float* x, std::size_t n) {
 
 /// mx_amax_bits of each run of `block` (>= 1) elements of x[0..n), the last one shorter when block does
 /// not divide n, to out[0..ceil(n / block)): one call for a row of blocks (the path is chosen once).
-inline void mx_amax_runs(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
+/// Returns the largest of them and the largest finite one (mx_runs_max).
+inline mx_runs_max mx_amax_runs(const float* x, std::size_t n, std::size_t block, std::uint32_t* out) {
 #if defined(LIBFLOAT_ARRAY_X86)
   const array_dispatch path = array_dispatch_in_use();
   if (lf::detail::is_avx512(path)) return mx_amax_runs_avx512(x, n, block, out);
   if (path == array_dispatch::avx2) return mx_amax_runs_avx2(x, n, block, out);
 #endif
-  for (std::size_t j = 0; j < n; j += block) *out++ = mx_amax_bits_portable(x + j, block < n - j ? block : n - j);
+  return mx_amax_runs_portable(x, n, block, out);
 }
 
 /// n elements of x divided by 2^k (-127 <= k <= 127) rounded to nearest even into the element format,
@@ -681,19 +718,20 @@ inline std::size_t mx_blocks_e8m0(const float* x, std::uint8_t* out, std::uint8_
 #endif
 /// e4m3_scale_table::codes on 8 lanes of AVX-512 (F, DQ); returns how many of the n it did (a
 /// multiple of 8: the caller finishes the rest with code()).
-LIBFLOAT_BQ_AVX512 inline std::size_t e4m3_scale_table::codes_avx512(const double* amax, std::int32_t* out,
-                                                                    std::size_t n) const {
+LIBFLOAT_BQ_AVX512 inline std::size_t e4m3_scale_table::codes_avx512(const std::uint32_t* amax_bits, std::uint8_t* out,
+                                                                    std::size_t n, std::uint8_t* inexact_each,
+                                                                    summary& sum) const {
   constexpr __mmask8 all = 0xFF;
   const __m512d inv = _mm512_set1_pd(inv_), lo_bound = _mm512_set1_pd(min_), hi_bound = _mm512_set1_pd(max_);
   const __m512d d = _mm512_set1_pd(d_);
   const __m512i half_m1 = _mm512_set1_epi64((std::int64_t{1} << 48) - 1), drop = _mm512_set1_epi64(~((std::int64_t{1} << 49) - 1));
   const __m512i one = _mm512_set1_epi64(1), seven = _mm512_set1_epi64(7);
   const __m512i e_off = _mm512_set1_epi64(1023 - 7), code8 = _mm512_set1_epi64(8), code126 = _mm512_set1_epi64(126);
-  const __m512i e_min6 = _mm512_set1_epi64(1023 - 6);
-  const __m256i none = _mm256_set1_epi32(-1), inexact_bit = _mm256_set1_epi32(256);
+  const __m512i e_min6 = _mm512_set1_epi64(1023 - 6), none = _mm512_set1_epi64(0xFF);
+  __mmask8 left_acc = 0, inexact_acc = 0;
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m512d a = _mm512_loadu_pd(amax + i);
+    const __m512d a = _mm512_maskz_cvtps_pd(all, _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(amax_bits + i))));
     const __mmask8 in_range = _mm512_cmp_pd_mask(a, lo_bound, _CMP_GE_OQ) & _mm512_cmp_pd_mask(a, hi_bound, _CMP_LT_OQ);
     __m512i b = _mm512_castpd_si512(_mm512_mul_pd(a, inv));
     // to nearest even at 3 fraction bits: + (2^48 - 1) + the kept last bit, then the low 49 bits off
@@ -714,21 +752,41 @@ LIBFLOAT_BQ_AVX512 inline std::size_t e4m3_scale_table::codes_avx512(const doubl
     const __m512d half_down = _mm512_castsi512_pd(_mm512_maskz_slli_epi64(all, below_field, 52));
     const __m512d lo = _mm512_mul_pd(_mm512_sub_pd(v, half_down), d), hi = _mm512_mul_pd(_mm512_add_pd(v, half_up), d);
     const __mmask8 ok = in_range & code_ok & _mm512_cmp_pd_mask(a, lo, _CMP_GT_OQ) & _mm512_cmp_pd_mask(a, hi, _CMP_LT_OQ);
-    const __mmask8 inexact = _mm512_cmp_pd_mask(a, _mm512_mul_pd(v, d), _CMP_NEQ_UQ);
-    __m256i c = _mm512_maskz_cvtepi64_epi32(all, code);
-    c = _mm256_mask_or_epi32(c, inexact, c, inexact_bit);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_mask_blend_epi32(ok, none, c));
+    const __mmask8 inexact = ok & _mm512_cmp_pd_mask(a, _mm512_mul_pd(v, d), _CMP_NEQ_UQ);
+    left_acc |= static_cast<__mmask8>(~ok);
+    inexact_acc |= inexact;
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm512_maskz_cvtepi64_epi8(all, _mm512_mask_blend_epi64(ok, none, code)));
+    if (inexact_each)
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(inexact_each + i),
+                       _mm512_maskz_cvtepi64_epi8(all, _mm512_maskz_mov_epi64(inexact, _mm512_set1_epi64(1))));
   }
+  sum.left |= left_acc != 0;
+  sum.inexact |= inexact_acc != 0;
   return i;
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
 
+namespace detail {
+/// The low byte of each of v's four 64-bit lanes to dst[0..4).
+__attribute__((target("avx2"))) inline void low_bytes4_avx2(std::uint8_t* dst, __m256i v) {
+  const __m256i low_bytes = _mm256_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
+                                             0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i g = _mm256_shuffle_epi8(v, low_bytes);  // (lanes 0, 1 to bytes 0, 1; lanes 2, 3 to 16, 17)
+  const auto lo = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(g))) & 0xFFFFu;
+  const auto hi = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm256_extracti128_si256(g, 1))) & 0xFFFFu;
+  const std::uint32_t both = lo | hi << 16;
+  std::memcpy(dst, &both, 4);
+}
+}  // namespace detail
+
 /// e4m3_scale_table::codes on 4 lanes of AVX2 (binary64): codes_avx512's steps, with compares into
 /// all-ones lanes instead of masks; returns how many of the n it did (a multiple of 4).
-__attribute__((target("avx2"))) inline std::size_t e4m3_scale_table::codes_avx2(const double* amax, std::int32_t* out,
-                                                                std::size_t n) const {
+__attribute__((target("avx2"))) inline std::size_t e4m3_scale_table::codes_avx2(const std::uint32_t* amax_bits,
+                                                                                 std::uint8_t* out, std::size_t n,
+                                                                                 std::uint8_t* inexact_each,
+                                                                                 summary& sum) const {
   using ll = long long;
   const __m256d inv = _mm256_set1_pd(inv_), lo_bound = _mm256_set1_pd(min_), hi_bound = _mm256_set1_pd(max_);
   const __m256d d = _mm256_set1_pd(d_);
@@ -736,11 +794,11 @@ __attribute__((target("avx2"))) inline std::size_t e4m3_scale_table::codes_avx2(
   const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1), four = _mm256_set1_epi64x(4);
   const __m256i seven = _mm256_set1_epi64x(7), e_off = _mm256_set1_epi64x(1023 - 7);
   const __m256i code126 = _mm256_set1_epi64x(126), e_min6 = _mm256_set1_epi64x(1023 - 6);
-  const __m256i none = _mm256_set1_epi64x(-1), inexact_bit = _mm256_set1_epi64x(256);
-  const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  const __m256i none = _mm256_set1_epi64x(0xFF);
+  __m256i left_acc = _mm256_setzero_si256(), inexact_acc = left_acc;
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const __m256d a = _mm256_loadu_pd(amax + i);
+    const __m256d a = _mm256_cvtps_pd(_mm_castsi128_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(amax_bits + i))));
     const __m256d in_range = _mm256_and_pd(_mm256_cmp_pd(a, lo_bound, _CMP_GE_OQ), _mm256_cmp_pd(a, hi_bound, _CMP_LT_OQ));
     __m256i b = _mm256_castpd_si256(_mm256_mul_pd(a, inv));
     // to nearest even at 3 fraction bits: + (2^48 - 1) + the kept last bit, then the low 49 bits off
@@ -761,28 +819,37 @@ __attribute__((target("avx2"))) inline std::size_t e4m3_scale_table::codes_avx2(
     const __m256d lo = _mm256_mul_pd(_mm256_sub_pd(v, half_down), d), hi = _mm256_mul_pd(_mm256_add_pd(v, half_up), d);
     const __m256d ok = _mm256_and_pd(_mm256_and_pd(in_range, _mm256_castsi256_pd(code_ok)),
                                      _mm256_and_pd(_mm256_cmp_pd(a, lo, _CMP_GT_OQ), _mm256_cmp_pd(a, hi, _CMP_LT_OQ)));
-    const __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(a, _mm256_mul_pd(v, d), _CMP_NEQ_UQ));
-    const __m256i c = _mm256_or_si256(code, _mm256_and_si256(inexact, inexact_bit));
-    const __m256i r = _mm256_blendv_epi8(none, c, _mm256_castpd_si256(ok));  // (64-bit lanes, -1 where not ok)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(r, low_halves)));
+    const __m256i inexact =
+        _mm256_and_si256(_mm256_castpd_si256(ok), _mm256_castpd_si256(_mm256_cmp_pd(a, _mm256_mul_pd(v, d), _CMP_NEQ_UQ)));
+    left_acc = _mm256_or_si256(left_acc, _mm256_andnot_si256(_mm256_castpd_si256(ok), none));
+    inexact_acc = _mm256_or_si256(inexact_acc, inexact);
+    detail::low_bytes4_avx2(out + i, _mm256_blendv_epi8(none, code, _mm256_castpd_si256(ok)));  // (0xFF where not ok)
+    if (inexact_each) detail::low_bytes4_avx2(inexact_each + i, _mm256_and_si256(inexact, one));
   }
+  sum.left |= !_mm256_testz_si256(left_acc, left_acc);
+  sum.inexact |= !_mm256_testz_si256(inexact_acc, inexact_acc);
   return i;
 }
 #endif
 
-inline void e4m3_scale_table::codes(const double* amax, std::int32_t* out, std::size_t n) const {
+inline e4m3_scale_table::summary e4m3_scale_table::codes(const std::uint32_t* amax_bits, std::uint8_t* out, std::size_t n,
+                                                          std::uint8_t* inexact_each) const {
+  summary sum;
   std::size_t i = 0;
 #if defined(LIBFLOAT_ARRAY_X86)
   const array_dispatch path = array_dispatch_in_use();
-  if (lf::detail::is_avx512(path)) i = codes_avx512(amax, out, n);
-  else if (path == array_dispatch::avx2) i = codes_avx2(amax, out, n);
+  if (lf::detail::is_avx512(path)) i = codes_avx512(amax_bits, out, n, inexact_each, sum);
+  else if (path == array_dispatch::avx2) i = codes_avx2(amax_bits, out, n, inexact_each, sum);
 #endif
   for (; i < n; ++i) {
     bool inexact = false;
-    const int c = code(amax[i], inexact);
-    out[i] = c < 0 ? -1 : c | (inexact ? 256 : 0);
+    const int c = code(static_cast<double>(std::bit_cast<float>(amax_bits[i])), inexact);
+    out[i] = c < 0 ? std::uint8_t{0xFF} : static_cast<std::uint8_t>(c);
+    if (inexact_each) inexact_each[i] = c >= 0 && inexact ? 1 : 0;
+    sum.left |= c < 0;
+    sum.inexact |= c >= 0 && inexact;
   }
+  return sum;
 }
 
 /// The thresholds of mx_e2m1_rne_div for a divisor d, computed once per divisor (a block-scaled
@@ -865,11 +932,13 @@ __attribute__((target("avx2"))) inline void e2m1_store8(__m256i gather, std::uin
 /// lanes (-1) subtracted from the code; exact when |x| equals code c's magnitude (a lane permutation
 /// of the eight; a magnitude that is no binary32 is a NaN there, equal to nothing). The
 /// codes (low byte of each 32-bit lane) are gathered into 8 bytes by a byte shuffle. Over `count`
-/// consecutive runs of `len` elements, run i with the thresholds th[i] (NVFP4: one run per block, one
-/// call per row of blocks); a run's tail of fewer than 8 takes the portable loop.
+/// consecutive runs of `len` elements, run i with the thresholds table[codes[i]] (table[0] for every
+/// run when codes is null; NVFP4: one run per block, one call per row of blocks, its scale codes
+/// indexing the thresholds kept per code); a run's tail of fewer than 8 takes the portable loop.
 __attribute__((target("avx2"))) inline std::uint32_t mx_e2m1_rne_div_avx2(const float* x, std::uint8_t* out,
                                                                           std::size_t len, std::size_t count,
-                                                                          const e2m1_thresholds* const* th,
+                                                                          const e2m1_thresholds* table,
+                                                                          const std::uint8_t* codes,
                                                                           std::uint8_t* per_element) {
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
   const __m256i all_ones = _mm256_set1_epi32(-1);
@@ -879,7 +948,7 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_e2m1_rne_div_avx2(const 
   __m256i inexact_acc = _mm256_setzero_si256(), under_acc = inexact_acc, over_acc = inexact_acc;
   std::uint32_t flags = 0;
   for (std::size_t r = 0; r < count; ++r, x += len, out += len) {
-    const e2m1_thresholds& t = *th[r];
+    const e2m1_thresholds& t = table[codes ? codes[r] : 0];
     __m256 mid[7];
     for (int i = 0; i < 7; ++i) mid[i] = _mm256_set1_ps(t.mid_f[i]);
     const __m256 val = _mm256_loadu_ps(t.val_f);
@@ -951,15 +1020,15 @@ __attribute__((target("avx2"))) inline std::uint32_t mx_e2m1_rne_div_avx2(const 
 /// The same on 16 lanes of binary32 (AVX-512 F, BW, VL, DQ), the AVX2 kernel's steps with compares
 /// into mask registers (mx_e2m1_16_avx512). A run's tail of fewer than 16 takes the portable loop.
 LIBFLOAT_BQ_AVX512 inline std::uint32_t mx_e2m1_rne_div_avx512(const float* x, std::uint8_t* out, std::size_t len,
-                                                              std::size_t count, const e2m1_thresholds* const* th,
-                                                              std::uint8_t* per_element) {
+                                                              std::size_t count, const e2m1_thresholds* table,
+                                                              const std::uint8_t* codes, std::uint8_t* per_element) {
   constexpr __mmask16 all = 0xFFFF;
   __mmask16 inexact_acc = 0, under_acc = 0, over_acc = 0;
   std::uint32_t flags = 0;
-  if (len == 16 && per_element == nullptr) {  // NVFP4's rows: one vector a block
+  if (len == 16 && per_element == nullptr && codes != nullptr) {  // NVFP4's rows: one vector a block
     for (std::size_t r = 0; r < count; ++r) {
       __mmask16 inexact, under, over;
-      const __m512i res = mx_e2m1_16_avx512(_mm512_loadu_si512(x + 16 * r), *th[r], inexact, under, over);
+      const __m512i res = mx_e2m1_16_avx512(_mm512_loadu_si512(x + 16 * r), table[codes[r]], inexact, under, over);
       inexact_acc |= inexact;
       under_acc |= under;
       over_acc |= over;
@@ -968,7 +1037,7 @@ LIBFLOAT_BQ_AVX512 inline std::uint32_t mx_e2m1_rne_div_avx512(const float* x, s
     count = 0;
   }
   for (std::size_t r = 0; r < count; ++r, x += len, out += len) {
-    const e2m1_thresholds& t = *th[r];
+    const e2m1_thresholds& t = table[codes ? codes[r] : 0];
     std::size_t j = 0;
     for (; j + 16 <= len; j += 16) {
       __mmask16 inexact, under, over;
@@ -1020,24 +1089,25 @@ inline std::uint32_t mx_e2m1_rne_div(const float* x, std::uint8_t* out, std::siz
                                      std::uint8_t* per_element = nullptr) {
 #if defined(LIBFLOAT_ARRAY_X86)
   const array_dispatch path = array_dispatch_in_use();
-  const e2m1_thresholds* th = &t;
-  if (lf::detail::is_avx512(path)) return detail::mx_e2m1_rne_div_avx512(x, out, n, 1, &th, per_element);
-  if (path == array_dispatch::avx2) return detail::mx_e2m1_rne_div_avx2(x, out, n, 1, &th, per_element);
+  if (lf::detail::is_avx512(path)) return detail::mx_e2m1_rne_div_avx512(x, out, n, 1, &t, nullptr, per_element);
+  if (path == array_dispatch::avx2) return detail::mx_e2m1_rne_div_avx2(x, out, n, 1, &t, nullptr, per_element);
 #endif
   return detail::mx_e2m1_rne_div_portable(x, out, n, t, per_element);
 }
 
 /// mx_e2m1_rne_div on `count` consecutive runs of `len` elements of x, run i with the thresholds
-/// th[i] (NVFP4: the blocks of a row, each with its scale's divisor), in one call; the ORed flags.
+/// table[codes[i]] (NVFP4: the blocks of a row, codes their scale codes and table the thresholds of
+/// each code's divisor), in one call; the ORed flags.
 inline std::uint32_t mx_e2m1_rne_div_runs(const float* x, std::uint8_t* out, std::size_t len, std::size_t count,
-                                          const e2m1_thresholds* const* th) {
+                                          const e2m1_thresholds* table, const std::uint8_t* codes) {
 #if defined(LIBFLOAT_ARRAY_X86)
   const array_dispatch path = array_dispatch_in_use();
-  if (lf::detail::is_avx512(path)) return detail::mx_e2m1_rne_div_avx512(x, out, len, count, th, nullptr);
-  if (path == array_dispatch::avx2) return detail::mx_e2m1_rne_div_avx2(x, out, len, count, th, nullptr);
+  if (lf::detail::is_avx512(path)) return detail::mx_e2m1_rne_div_avx512(x, out, len, count, table, codes, nullptr);
+  if (path == array_dispatch::avx2) return detail::mx_e2m1_rne_div_avx2(x, out, len, count, table, codes, nullptr);
 #endif
   std::uint32_t flags = 0;
-  for (std::size_t r = 0; r < count; ++r) flags |= detail::mx_e2m1_rne_div_portable(x + r * len, out + r * len, len, *th[r], nullptr);
+  for (std::size_t r = 0; r < count; ++r)
+    flags |= detail::mx_e2m1_rne_div_portable(x + r * len, out + r * len, len, table[codes[r]], nullptr);
   return flags;
 }
 

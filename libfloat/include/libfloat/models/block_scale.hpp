@@ -343,9 +343,11 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
   // The largest magnitude of a run (NaN if it holds a NaN or an infinity).
   // On the magnitudes' bits: for non-negative binary32 values the integer order is the numeric order,
   // and a NaN or an infinity has bits of at least 0x7F800000 (a loop that compilers vectorise).
-  auto run_amax = [allow_fast](const float* run, std::size_t len) {
-    const std::uint32_t m = allow_fast ? fast::mx_amax_bits(run, len) : fast::mx_amax_bits_portable(run, len);
+  auto amax_value = [](std::uint32_t m) {
     return m >= 0x7F800000u ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(std::bit_cast<float>(m));
+  };
+  auto run_amax = [allow_fast, amax_value](const float* run, std::size_t len) {
+    return amax_value(allow_fast ? fast::mx_amax_bits(run, len) : fast::mx_amax_bits_portable(run, len));
   };
   if (layout == block_layout::rows_1d && fmt.rule != scale_rule::nvfp4) {
     // One pass: each block is one run of a row, and its scale needs nothing from other blocks.
@@ -378,40 +380,28 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
   //    of up to `block` columns at a time.
   // (scratch kept per thread and reused: a large matrix's per-block vectors cost page faults each
   // time they are allocated anew)
-  thread_local std::vector<double> amax, divisor;
+  thread_local std::vector<double> amax, divisor;       // tiles: each block's largest magnitude
+  thread_local std::vector<std::uint32_t> amax_bits;     // rows: each block's mx_amax_bits
   if (layout == block_layout::tiles_2d) amax.assign(nb, 0.0);
-  else amax.resize(nb);  // (rows: one run per block, written below)
+  else amax_bits.resize(nb);  // (rows: one run per block, written below)
   double tensor_amax = 0.0;
   const std::size_t bc = q.block_cols();
   // (the block index of row r's first run; the runs of a row go to consecutive blocks)
   auto first_block = [&](std::size_t r) { return (layout == block_layout::tiles_2d ? r / B : r) * bc; };
-  thread_local std::vector<std::uint32_t> run_bits;  // a row's runs: mx_amax_bits of each
+  thread_local std::vector<std::uint32_t> run_bits;  // tiles: a row's runs, mx_amax_bits of each
   run_bits.resize(bc);
   for (std::size_t r = 0; r < rows; ++r) {
     const float* row = x.data() + r * cols;
-    if (allow_fast)
-      fast::mx_amax_runs(row, cols, B, run_bits.data());
-    else
-      for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++k)
-        run_bits[k] = fast::mx_amax_bits_portable(row + c0, std::min(B, cols - c0));
+    std::uint32_t* runs = layout == block_layout::tiles_2d ? run_bits.data() : amax_bits.data() + first_block(r);
+    const fast::mx_runs_max m =
+        allow_fast ? fast::mx_amax_runs(row, cols, B, runs) : fast::mx_amax_runs_portable(row, cols, B, runs);
     if (layout != block_layout::tiles_2d) {
-      // rows: a run is a block; its amax is the run's (a loop the compiler vectorises), and the
-      // tensor's largest finite magnitude the largest of the finite runs' and of the finite elements
-      // of the others (a run holding a NaN or an infinity)
-      double* bm = amax.data() + first_block(r);
-      std::uint32_t finite_max = 0;
-      bool any_nonfinite = false;
-      for (std::size_t k = 0; k < bc; ++k) {
-        const std::uint32_t v = run_bits[k];
-        const bool nonfinite = v >= 0x7F800000u;
-        bm[k] = nonfinite ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(std::bit_cast<float>(v));
-        finite_max = !nonfinite && v > finite_max ? v : finite_max;
-        any_nonfinite |= nonfinite;
-      }
-      tensor_amax = std::max(tensor_amax, static_cast<double>(std::bit_cast<float>(finite_max)));
-      if (any_nonfinite)
+      // rows: a run is a block, its bits kept; the tensor's largest finite magnitude is the largest of
+      // the finite runs' and of the finite elements of the others (a run holding a NaN or an infinity)
+      tensor_amax = std::max(tensor_amax, static_cast<double>(std::bit_cast<float>(m.finite)));
+      if (m.all >= 0x7F800000u)
         for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++k)
-          if (run_bits[k] >= 0x7F800000u)
+          if (runs[k] >= 0x7F800000u)
             for (std::size_t j = c0; j < std::min(c0 + B, cols); ++j)
               if (std::isfinite(row[j])) tensor_amax = std::max(tensor_amax, std::fabs(static_cast<double>(row[j])));
       continue;
@@ -468,74 +458,46 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
     quantize_block(i0, len, d, mx_no_k, thresholds_of(d, s));
   };
   if (layout != block_layout::tiles_2d) {
-    // rows: a block is one run, in order: its scale, then its elements. Consecutive whole blocks
-    // that the E2M1 kernel serves go to it in one call (mx_e2m1_rne_div_runs: NVFP4's blocks are 16
-    // elements, and a call per block cost about as much as the elements).
-    thread_local std::vector<const fast::e2m1_thresholds*> run_th;
-    run_th.resize(bc);
-    // (NVFP4 with the scale table: a row's scale codes at once, e4m3_scale_table::codes; a served
-    // block whose divisor the E2M1 kernel takes needs nothing else, the others go through scale_of)
-    thread_local std::vector<std::int32_t> row_codes;
-    if (nvfp4_scales && e2m1_table) row_codes.resize(bc);
+    // rows: a block is one run. Each row's blocks that the E2M1 kernel serves go to it in stretches,
+    // one call per stretch, each block with the thresholds of its scale code (mx_e2m1_rne_div_runs:
+    // NVFP4's blocks are 16 elements, and a call per block cost about as much as the elements).
+    // With the scale table, a row's scale bytes come from e4m3_scale_table::codes at once, and the
+    // thresholds of all the codes it gives (the normal E4M3 ones, 8..126; their divisors value * T
+    // have at most 4 + 24 significant bits, which the kernel serves) are made first, about 1 us: the
+    // usual row is then one codes() call and one kernel call. A block the table leaves (0xFF), or a
+    // short one at the end of a row, takes scale_of.
+    const bool with_codes = nvfp4_scales != nullptr && e2m1_table;
+    if (with_codes)
+      for (int s = 8; s <= 126; ++s) thresholds_of(fast::e4m3_scale_table::value(s) * T, static_cast<std::uint8_t>(s));
+    const std::size_t whole = cols / B;
     bool codes_inexact = false;
-    for (std::size_t r = 0, b = 0; r < rows; ++r) {
-      std::size_t first = 0, pending = 0;  // a stretch of blocks for the kernel: columns first .. + pending * B
-      const auto flush = [&] {
-        if (pending != 0)
-          fast_flags |= fast::mx_e2m1_rne_div_runs(x.data() + r * cols + first, q.elements.data() + r * cols + first, B,
-                                                   pending, run_th.data());
-        pending = 0;
+    for (std::size_t r = 0, b = 0; r < rows; ++r, b += bc) {
+      const float* xr = x.data() + r * cols;
+      std::uint8_t* out = q.elements.data() + r * cols;
+      std::uint8_t* sc = q.scales.data() + b;
+      std::size_t first = 0;  // the stretch for the kernel: blocks first .. k - 1
+      const auto flush = [&](std::size_t end) {
+        if (end > first) fast_flags |= fast::mx_e2m1_rne_div_runs(xr + first * B, out + first * B, B, end - first, table.data(), sc + first);
       };
-      if (!row_codes.empty()) {
-        nvfp4_scales->codes(amax.data() + b, row_codes.data(), bc);
-        // The usual row: every block whole, its code from the table and its thresholds served; then
-        // its scales and thresholds in a short loop and all its elements in one kernel call.
-        const std::size_t whole = cols / B;
-        bool all_served = whole == bc;
-        bool row_inexact = false;
-        for (std::size_t k = 0; k < whole; ++k) {
-          const std::int32_t c = row_codes[k];
-          const auto s = static_cast<std::uint8_t>(c & 0xFF);
-          const fast::e2m1_thresholds* th = c >= 0 && made[s] ? &table[s] : nullptr;
-          all_served &= th != nullptr;
-          row_inexact |= c >= 256;
-          run_th[k] = th;
-          q.scales[b + k] = s;
-        }
-        if (all_served) {
-          fast_flags |= fast::mx_e2m1_rne_div_runs(x.data() + r * cols, q.elements.data() + r * cols, B, whole, run_th.data());
-          codes_inexact |= row_inexact;
-          b += bc;
+      if (with_codes) {
+        const fast::e4m3_scale_table::summary sum = nvfp4_scales->codes(amax_bits.data() + b, sc, whole);
+        codes_inexact |= sum.inexact;
+        if (!sum.left && whole == bc) {  // the usual row
+          flush(bc);
           continue;
         }
       }
-      // Any other row: block by block; a block whose code the table gave (and whose thresholds serve)
-      // joins the stretch for the kernel, the others go through scale_of.
-      for (std::size_t c0 = 0, k = 0; c0 < cols; c0 += B, ++b, ++k) {
-        if (!row_codes.empty() && row_codes[k] >= 0 && cols - c0 >= B) {
-          const auto s = static_cast<std::uint8_t>(row_codes[k] & 0xFF);
-          const fast::e2m1_thresholds* th = made[s] ? &table[s] : thresholds_of(fast::e4m3_scale_table::value(s) * T, s);
-          if (th != nullptr) {
-            codes_inexact |= row_codes[k] >= 256;
-            q.scales[b] = s;
-            if (pending == 0) first = c0;
-            run_th[pending++] = th;
-            continue;
-          }
-        }
+      for (std::size_t k = 0; k < bc; ++k) {
+        if (with_codes && k < whole && sc[k] != 0xFF) continue;  // in the stretch
         double d = 1.0;
-        q.scales[b] = scale_of(amax[b], T, d);
-        const std::size_t len = std::min(B, cols - c0);
-        const fast::e2m1_thresholds* th = len == B ? thresholds_of(d, q.scales[b]) : nullptr;
-        if (th != nullptr) {
-          if (pending == 0) first = c0;
-          run_th[pending++] = th;
-        } else {
-          flush();
-          elements_of(r * cols + c0, len, d, q.scales[b]);
-        }
+        const std::uint8_t s = sc[k] = scale_of(amax_value(amax_bits[b + k]), T, d);
+        const std::size_t len = std::min(B, cols - k * B);
+        if (len == B && thresholds_of(d, s) != nullptr) continue;  // in the stretch too
+        flush(k);
+        elements_of(r * cols + k * B, len, d, s);
+        first = k + 1;
       }
-      flush();
+      flush(bc);
     }
     if (codes_inexact) q.flags |= status::inexact;
   } else {
