@@ -283,6 +283,75 @@ TEST_CASE("stochastic rounding of elements: one of the two neighbours, reproduci
   CHECK(differs > 0);
 }
 
+/// The encoding of s that x rounds to in `mode` (toward zero, upward, downward, nearest with ties away,
+/// or to odd), clamped at the largest magnitude as under the saturating policy: the largest value
+/// <= x and the smallest >= x are found by a scan of every value, then the mode chooses. A zero takes
+/// x's sign.
+unsigned rounded(const spec& s, const cpp_rational& x, lf::rounding mode) {
+  std::optional<unsigned> below, above;  // (encodings)
+  for (unsigned c = 0; c < (1u << s.bits()); ++c) {
+    const auto v = value_of(s, c);
+    if (!v) continue;
+    if (*v <= x && (!below || *v > *value_of(s, *below))) below = c;
+    if (*v >= x && (!above || *v < *value_of(s, *above))) above = c;
+  }
+  unsigned r = 0;
+  if (!above) r = *below;       // beyond +max: clamped
+  else if (!below) r = *above;  // beyond -max
+  else if (*value_of(s, *below) == x) r = *below;  // exact
+  else {
+    const cpp_rational lo = *value_of(s, *below), hi = *value_of(s, *above);
+    switch (mode) {
+      case lf::rounding::toward_zero: r = x > 0 ? *below : *above; break;
+      case lf::rounding::upward: r = *above; break;
+      case lf::rounding::downward: r = *below; break;
+      case lf::rounding::nearest_away: {
+        const cpp_rational dl = x - lo, dh = hi - x;
+        r = dl < dh ? *below : dh < dl ? *above : (x > 0 ? *above : *below);
+        break;
+      }
+      default: r = (*below & 1) != 0 ? *below : *above; break;  // odd: the neighbour whose last bit is 1
+    }
+  }
+  if (*value_of(s, r) == 0) r = x < 0 ? 1u << (s.w + s.f) : 0u;
+  return r;
+}
+
+TEST_CASE("elements in every deterministic mode: toward zero, upward, downward, nearest away, odd (MX and NVFP4)") {
+  // The scales do not depend on the elements' mode (the OCP floor rule reads amax's exponent, NVFP4
+  // rounds amax / (6 T) to nearest even); each element is x / scale rounded in the mode, clamped.
+  const lf::policy sat{{}, {}, {}, lf::overflow_policy::saturate};
+  const lf::rounding modes[] = {lf::rounding::toward_zero, lf::rounding::upward, lf::rounding::downward,
+                                lf::rounding::nearest_away, lf::rounding::odd};
+  const std::size_t rows = 4, cols = 64;
+  const auto x = random_matrix(rows * cols, 43, 8);
+  for (const lf::rounding mode : modes) {
+    CAPTURE(lf::rounding_name(mode));
+    for (const auto& k : {mx_cases[0], mx_cases[2], mx_cases[4]}) {  // E4M3, E3M2, E2M1 elements
+      const auto q = lf::mx_quantize(x, rows, cols, *k.fmt, lf::env{mode, sat});
+      const auto qn = lf::mx_quantize(x, rows, cols, *k.fmt, lf::env{lf::rounding::nearest_even, sat});
+      CHECK(q.scales == qn.scales);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const cpp_rational v = exact(x[i]) / pow2(static_cast<int>(q.scales[i / 32]) - 127);
+        INFO(k.fmt->name, " element ", i, " x ", x[i]);
+        REQUIRE(unsigned(q.elements[i]) == rounded(k.elem, v, mode));
+      }
+    }
+    const auto q = lf::mx_quantize(x, rows, cols, lf::nvfp4, lf::env{mode, sat});
+    for (std::size_t b = 0; b < x.size() / 16; ++b) {
+      cpp_rational am = 0;
+      for (std::size_t i = b * 16; i < b * 16 + 16; ++i) am = std::max(am, cpp_rational(abs(exact(x[i]))));
+      INFO("nvfp4 block ", b);
+      REQUIRE(unsigned(q.scales[b]) == nearest(e4m3, am / (6 * exact(q.tensor_scale))));
+      const cpp_rational d = *value_of(e4m3, q.scales[b]) * exact(q.tensor_scale);
+      for (std::size_t i = b * 16; i < b * 16 + 16; ++i) {
+        INFO("element ", i, " x ", x[i]);
+        REQUIRE(unsigned(q.elements[i]) == rounded(e2m1, exact(x[i]) / d, mode));
+      }
+    }
+  }
+}
+
 TEST_CASE("pack and unpack: FP4 two per byte (element 2k in the low nibble), FP6 four per three bytes") {
   const std::vector<std::uint8_t> fp4{0x1, 0x2, 0xF, 0x8, 0x7};
   const auto p4 = lf::pack(fp4, 4);
