@@ -207,6 +207,9 @@ expect_error "recipe option without --recipe" "--shape: only used with --recipe"
 expect_error "range option with --recipe" "--scale: not used with --recipe" -- grads "$tmp/g.npy" --recipe mxfp8 --scale 1024
 expect_error "formats with --recipe" "--formats: not used with --recipe" -- grads "$tmp/g.npy" --recipe mxfp8 -f fp16
 expect_error "rounding with --recipe" "--rounding: not used with --recipe" -- grads "$tmp/g.npy" --recipe mxfp8 -r upward
+expect_error "steps without fp8-delayed" "--steps: only read by --recipe fp8-delayed, and --recipe mxfp8,nvfp4 has none of them" -- grads "$tmp/g.npy" --recipe mxfp8,nvfp4 --steps 4
+expect_error "margin without fp8-delayed" "--margin: only read by --recipe fp8-delayed" -- grads "$tmp/g.npy" --recipe fp8-current --margin 2
+expect_error "fp8-format without an fp8 recipe" "--fp8-format: only read by --recipe fp8-current or fp8-delayed" -- grads "$tmp/g.npy" --recipe nvfp4 --fp8-format e4m3
 expect_error "bad role" "--role" -- grads "$tmp/g.npy" --recipe mxfp8 --role bias
 expect_error "missing file" "cannot open" -- grads "$tmp/nope.npy" --recipe mxfp8
 expect_error "plot unwritable" "--plot" "cannot write" -- grads "$tmp/g.npy" --recipe mxfp8 --plot "$tmp/no/such/dir/x.svg"

@@ -49,6 +49,19 @@ constexpr const char* recipe_only_options[] = {"--shape", "--role", "--fp8-forma
 constexpr const char* range_only_options[] = {"--formats", "--scale", "--rounding", "--tininess", "--ftz", "--daz",
                                               "--saturate"};
 
+/// Within recipe mode, the options that only some recipes read: given without one of them, an error.
+struct recipe_option_reader {
+  const char* option;
+  std::vector<std::string_view> recipes;
+};
+const recipe_option_reader recipe_option_readers[] = {
+    {"--steps", {"fp8-delayed"}},
+    {"--margin", {"fp8-delayed"}},
+    {"--amax-history", {"fp8-delayed"}},
+    {"--amax-algo", {"fp8-delayed"}},
+    {"--fp8-format", {"fp8-current", "fp8-delayed"}},
+};
+
 void check_mode_options(const grads_options& o, const CLI::App& cmd) {
   const bool recipes = !o.recipe.recipes.empty();
   for (const char* name : recipes ? range_only_options : recipe_only_options)
@@ -57,6 +70,19 @@ void check_mode_options(const grads_options& o, const CLI::App& cmd) {
                                                       "scales and rounding); drop it, or drop --recipe"
                                 : std::string(name) + ": only used with --recipe (e.g. --recipe " +
                                       grads_recipes::recipe_names_help() + ")");
+  if (!recipes) return;
+  const std::vector<std::string_view> chosen = grads_recipes::parse_recipes(o.recipe.recipes);
+  for (const recipe_option_reader& r : recipe_option_readers) {
+    if (cmd.count(r.option) == 0) continue;
+    bool read = false;
+    for (const std::string_view name : r.recipes) read |= std::find(chosen.begin(), chosen.end(), name) != chosen.end();
+    if (read) continue;
+    std::string readers, given;
+    for (const std::string_view name : r.recipes) readers += (readers.empty() ? "" : " or ") + std::string(name);
+    for (const std::string_view name : chosen) given += (given.empty() ? "" : ",") + std::string(name);
+    throw usage_error(std::string(r.option) + ": only read by --recipe " + readers + ", and --recipe " + given +
+                      " has none of them; add one, or drop " + r.option);
+  }
 }
 
 std::vector<lf::format> parse_formats(std::string_view list) {
