@@ -211,7 +211,7 @@ subnormals), the largest finite value, the smallest normal and subnormal values,
 gap between 1 and the next value, 2^(1-p)), the unit roundoff u = 2^-p (the largest relative
 error of a nearest rounding in the normal range), the decimal digits (digits10, max_digits10, as
 std::numeric_limits), and the encodings of infinity and NaN. Values are exact; one longer than
-40 characters is shown by its shortest round-trip text.
+48 characters is shown rounded to 20 significant digits and marked ≈.
 --json prints {{"command":"range","formats":[R...]}} with, per format:
   {{"format", "citation", "bits", "exponent_bits", "fraction_bits", "precision", "emin", "emax",
    "bias", "kind": "ieee"|"nan_only"|"finite_only"|"fnuz"|"exponent_only", "summary",

@@ -159,7 +159,7 @@ command register_table(CLI::App& app) {
 included): 16 rows for fp4, 64 for the FP6 formats, 256 for the FP8 ones and e8m0. A wider
 one needs a range: --from X with --to Y or --count N, listed in value order
 (-0 before +0; NaNs are not values). X and Y are numbers ({}); with --bits, encodings.
-Values are exact; one longer than 40 characters is shown by its shortest round-trip text.
+Values are exact; one longer than 40 characters is shown rounded to 20 significant digits, marked ≈.
 --json prints {{"command":"table","format","rows":[{{"bits", "sign", "exponent", "fraction",
 "exact", "shortest", "class"}}...]}} (fields as binary digits; "" for a field the format lacks:
 e8m0 has no sign and no fraction).
