@@ -8,14 +8,18 @@
 // with its own few lines (from the format's w, p and NaN layout), and shares no code with the
 // library. For every operation that takes the random word (add, sub, mul, div, sqrt, fma,
 // conversion from binary32 and binary64, conversion from int64, decimal parsing), every named
-// format and some custom ones, on random operands with many subnormal results, it checks:
+// format (the OCP MX finite-only FP4/FP6, the fnuz FP8s with their biases, IEEE-style E4M3 and E3M4
+// included; not E8M0, which is unsigned with no zero) and some custom ones, on random operands with
+// many subnormal results, and for the formats of at most 8 bits on every pair of finite encodings
+// (add, sub, mul, div) and every encoding (sqrt), it checks:
 //   - random = D - 1 rounds up and random = D rounds down (for D > 0): the threshold is exact;
 //   - random = 0, 2^31, 2^32 - 1, D + 1 and a random word give the "random < D" decision too;
 //   - an exact result (f = 0) never rounds and raises nothing; f > 0 with D = 0 never rounds up;
 //   - the flags: inexact iff f > 0; underflow iff inexact and tiny after rounding (IEEE 754-2019
 //     §7.5, the default policy), decided with an unbounded exponent and the same random word;
 //     overflow (§7.4) iff the chosen value exceeds max finite, then ±infinity (NaN for a format
-//     without infinity).
+//     without infinity: an OCP "fn" format's NaN of that sign, a fnuz format's one NaN; ±max for a
+//     finite-only format, which has no NaN); a fnuz zero result is +0 (it has no -0).
 // A division or square root that kept only a few bits below the rounding position plus a sticky
 // bit sees D quantised (to 1/16 or 1/8 of an ulp) and fails the D - 1 / D pair: fp16 1/3 has
 // D = 0x55555555 (f = 1/3), and a quantised D of 0x50000000 rounds random = D - 1 down.
@@ -44,25 +48,39 @@ using boost::multiprecision::cpp_int;
 long msb(const cpp_int& v) { return static_cast<long>(boost::multiprecision::msb(v)); }
 long floor_div2(long v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
 
-/// A format's parameters, read from its data: exponent width w, precision p, and whether the
-/// all-ones exponent is infinity/NaN (IEEE 754-2019 §3.4) or finite except the one NaN (OCP FP8).
+/// A format's parameters, read from its data: exponent width w, precision p, the bias, and what
+/// the encodings beyond the finite numbers are:
+///   ieee: the all-ones exponent is infinity/NaN (IEEE 754-2019 §3.4);
+///   nan_only (OCP FP8 "fn"): finite except S.1...1.1...1, the NaN of each sign;
+///   finite_only (OCP MX FP6, FP4): every encoding finite; an overflow gives +-max (overflow, inexact);
+///   fnuz: every encoding finite except 1.0...0.0...0 (the one NaN, where -0 would be); no -0, so a
+///   zero result is +0; an overflow that IEEE sends to infinity gives that NaN.
+/// (The last two follow the library's documented choices, core/format.hpp's lf::nonfinite.)
 struct params {
+  enum layout { ieee, nan_only, finite_only, fnuz } kind;
   int w, p;
-  bool ieee;
-  long bias() const { return (1L << (w - 1)) - 1; }
+  long bias_;
+  long bias() const { return bias_; }
   long emin() const { return 1 - bias(); }
-  long emax() const { return (ieee ? (1L << w) - 2 : (1L << w) - 1) - bias(); }
+  long emax() const { return (kind == ieee ? (1L << w) - 2 : (1L << w) - 1) - bias(); }
   u64 field_max() const { return (u64{1} << w) - 1; }
   u64 frac_max() const { return (u64{1} << (p - 1)) - 1; }
-  /// max finite = M * 2^(emax - p + 1): 1.1...1 (IEEE), 1.1...10 (no infinity: 1.1...1 is NaN).
+  /// max finite = M * 2^(emax - p + 1): 1.1...1 (IEEE, finite only, fnuz), 1.1...10 (nan_only:
+  /// 1.1...1 is the NaN).
   cpp_int max_sig() const {
     cpp_int m = 1;  // (built in steps: GCC 12 -O3 warns falsely of an uninitialized limb in the one-liner)
     m <<= p;
-    m -= ieee ? 1 : 2;
+    m -= kind == nan_only ? 2 : 1;
     return m;
   }
 };
-params of(const lf::format& f) { return {f.exponent_bits, f.precision, f.kind == lf::nonfinite::ieee}; }
+params of(const lf::format& f) {
+  const params::layout k = f.kind == lf::nonfinite::ieee          ? params::ieee
+                           : f.kind == lf::nonfinite::nan_only    ? params::nan_only
+                           : f.kind == lf::nonfinite::finite_only ? params::finite_only
+                                                                  : params::fnuz;
+  return {k, f.exponent_bits, f.precision, f.exponent_bias};
+}
 
 /// An exact positive or negative value num / den * 2^e (den > 0), or with `root`, sqrt of that.
 struct real {
@@ -115,9 +133,10 @@ decoded decode(const params& t, u64 bits) {
   const bool neg = ((bits >> (t.w + fb)) & 1) != 0;
   const u64 E = (bits >> fb) & t.field_max(), M = bits & t.frac_max();
   if (E == t.field_max()) {
-    if (t.ieee) return {M == 0 ? decoded::infinite : decoded::nan, neg, 0, 0};
-    if (M == t.frac_max()) return {decoded::nan, neg, 0, 0};
+    if (t.kind == params::ieee) return {M == 0 ? decoded::infinite : decoded::nan, neg, 0, 0};
+    if (t.kind == params::nan_only && M == t.frac_max()) return {decoded::nan, neg, 0, 0};
   }
+  if (t.kind == params::fnuz && neg && E == 0 && M == 0) return {decoded::nan, neg, 0, 0};
   if (E == 0) return {decoded::finite, neg, cpp_int(M), t.emin() - fb};
   return {decoded::finite, neg, cpp_int(M) + (cpp_int(1) << fb), static_cast<long>(E) - t.bias() - fb};
 }
@@ -196,9 +215,14 @@ void check_word(const params& t, const reference& r, u32 random, Run&& run, Desc
                                     (r.inexact && tiny ? lf::to_bits(lf::status::underflow) : 0u);
   const outcome o = run(random);
   const decoded d = decode(t, o.bits);
-  bool ok = lf::to_bits(o.st) == want_flags && d.neg == r.neg;
+  // (fnuz: its one NaN has the sign bit set whatever the result's sign, and a zero is +0)
+  const bool want_neg = t.kind == params::fnuz ? over || (r.neg && R != 0) : r.neg;
+  bool ok = lf::to_bits(o.st) == want_flags && d.neg == want_neg;
   if (over) {
-    ok = ok && d.cls == (t.ieee ? decoded::infinite : decoded::nan);
+    if (t.kind == params::finite_only)  // +-max
+      ok = ok && d.cls == decoded::finite && same_value(d.sig, d.e, t.max_sig(), t.emax() - (t.p - 1));
+    else
+      ok = ok && d.cls == (t.kind == params::ieee ? decoded::infinite : decoded::nan);
     ++c.overflow;
   } else {
     ok = ok && d.cls == decoded::finite && same_value(d.sig, d.e, R, r.q);
@@ -235,13 +259,13 @@ void check_value(const params& t, const real& v, Run&& run, Describe&& describe,
 /// A random finite nonzero encoding with biased exponent be (clamped to the finite range; 0 gives
 /// a subnormal).
 u64 make(const params& t, std::mt19937_64& rng, long be, bool neg) {
-  const long top = static_cast<long>(t.ieee ? t.field_max() - 1 : t.field_max());
+  const long top = static_cast<long>(t.kind == params::ieee ? t.field_max() - 1 : t.field_max());
   be = std::clamp(be, 0L, top);
   u64 frac = rng() & t.frac_max();
   // Sometimes few fraction bits, so that exact results and short quotients occur too.
   if ((rng() & 3) == 0) frac &= ~((u64{1} << (rng() % t.p)) - 1) & t.frac_max();
   if (be == 0 && frac == 0) frac = 1;
-  if (!t.ieee && static_cast<u64>(be) == t.field_max() && frac == t.frac_max()) frac -= 1;  // not the NaN
+  if (t.kind == params::nan_only && static_cast<u64>(be) == t.field_max() && frac == t.frac_max()) frac -= 1;  // not the NaN
   return (u64{neg} << (t.w + t.p - 1)) | (static_cast<u64>(be) << (t.p - 1)) | frac;
 }
 long random_be(const params& t, std::mt19937_64& rng) { return static_cast<long>(rng() % (t.field_max() + 1)); }
@@ -270,6 +294,15 @@ const fmt formats[] = {
     {lf::float8_e4m3fn, "E4M3"},
     {lf::float8_e5m2, "E5M2"},
     {lf::binary64, "binary64"},
+    // the low-bit formats (ml_dtypes names): finite only, fnuz with their biases, IEEE-style FP8
+    {lf::float4_e2m1fn, "float4_e2m1fn"},
+    {lf::float6_e3m2fn, "float6_e3m2fn"},
+    {lf::float6_e2m3fn, "float6_e2m3fn"},
+    {lf::float8_e4m3fnuz, "float8_e4m3fnuz"},
+    {lf::float8_e5m2fnuz, "float8_e5m2fnuz"},
+    {lf::float8_e4m3b11fnuz, "float8_e4m3b11fnuz"},
+    {lf::float8_e4m3, "float8_e4m3"},
+    {lf::float8_e3m4, "float8_e3m4"},
     // custom formats: the generic (run-time) code path, both cores (p <= 24: 64-bit; above: 128-bit)
     {lf::format{2, 6, lf::nonfinite::ieee}, "e2m5 (sqrt results can be subnormal)"},
     {lf::format{6, 10, lf::nonfinite::nan_only}, "e6m9fn"},
@@ -416,6 +449,42 @@ TEST_CASE("stochastic add and sub: round up iff random < D") {
   arithmetic_case(op::sub);
 }
 TEST_CASE("stochastic mul: round up iff random < D") { arithmetic_case(op::mul); }
+
+TEST_CASE("stochastic, the low-bit formats: every pair of finite encodings (add, sub, mul, div) and every "
+          "encoding (sqrt), each with the threshold words") {
+  // Every operand, not a sample: the formats of at most 8 bits that lf::nonfinite's finite_only and
+  // fnuz layouts and the IEEE-style FP8 formats add (E8M0, unsigned with no zero, is not a format
+  // this file's model describes).
+  const lf::format low[] = {lf::float4_e2m1fn,   lf::float6_e3m2fn,      lf::float6_e2m3fn,
+                            lf::float8_e4m3fnuz, lf::float8_e5m2fnuz,    lf::float8_e4m3b11fnuz,
+                            lf::float8_e4m3,     lf::float8_e3m4};
+  std::mt19937_64 rng(0x5eed1000u);
+  for (const lf::format& f : low) {
+    const params t = of(f);
+    const u64 n = u64{1} << f.bits();
+    std::vector<u64> finite;
+    for (u64 a = 0; a < n; ++a)
+      if (decode(t, a).cls == decoded::finite) finite.push_back(a);
+    for (const op o : {op::add, op::sub, op::mul, op::div, op::sqrt}) {
+      tally c;
+      for (const u64 a : finite)
+        for (const u64 b : o == op::sqrt ? std::vector<u64>{0} : finite) {
+          const std::vector<u64> x{a, b, 0};
+          if (o == op::div && value_of(t, b).zero()) continue;  // x / 0: no rounding
+          if (o == op::sqrt && decode(t, a).neg && !value_of(t, a).zero()) continue;  // invalid
+          const real v = exact_result(o, t, x);
+          if (v.zero()) continue;
+          check_value(
+              t, v, [&](u32 w) { return run_op(o, f, x, w); },
+              [&] {
+                return lf::format_name(f) + " " + op_name(o) + "(" + hex(a) + (o == op::sqrt ? "" : ", " + hex(b)) + ")";
+              },
+              c, rng);
+        }
+      report(c, lf::format_name(f) + " " + op_name(o) + ", every operand");
+    }
+  }
+}
 
 /// The same 1/3 and sqrt(2) in a constant expression, which takes the library's generic inline code
 /// (and its digit-by-digit integer square root) instead of the per-format run-time instances.
