@@ -871,6 +871,40 @@ TEST_CASE("low-bit formats: max, min normal and min subnormal, derived by hand f
         0x80);
 }
 
+TEST_CASE("low-bit formats: the OCP MX v1.0 tables (FP6, FP4, E8M0): bias, emax, emin, max and min normal, max and "
+          "min subnormal") {
+  // The numbers as OCP Microscaling Formats (MX) v1.0 tabulates them (§5.3.2 FP6 E2M3 and E3M2, §5.3.3
+  // FP4 E2M1, §5.4.1 E8M0), typed here; the library's values come from its format data.
+  struct row {
+    const char* name;
+    lf::format f;
+    int bias, emax, emin;
+    double max_normal, min_normal, max_sub, min_sub;  // (E8M0: no subnormals; 0 here)
+  };
+  const row table[] = {
+      {"float6_e2m3fn", lf::float6_e2m3fn, 1, 2, 0, 7.5, 1.0, 0.875, 0.125},
+      {"float6_e3m2fn", lf::float6_e3m2fn, 3, 4, -2, 28.0, 0.25, 0.1875, 0.0625},
+      {"float4_e2m1fn", lf::float4_e2m1fn, 1, 2, 0, 6.0, 1.0, 0.5, 0.5},
+      {"float8_e8m0fnu", lf::float8_e8m0fnu, 127, 127, -127, 0x1p127, 0x1p-127, 0, 0},
+  };
+  for (const row& r : table) {
+    INFO(std::string(r.name));
+    CHECK(r.f.exponent_bias == r.bias);
+    CHECK(r.f.emax() == r.emax);
+    CHECK(r.f.emin() == r.emin);
+    CHECK(lib_value(r.f, r.f.max_finite_bits()) == r.max_normal);
+    CHECK(lib_value(r.f, r.f.min_normal_bits()) == r.min_normal);
+    if (r.max_sub == 0) {
+      CHECK(!r.f.has_subnormals());
+      continue;
+    }
+    // the largest subnormal is the encoding just below the smallest normal; the smallest is 1
+    CHECK(lib_value(r.f, r.f.min_normal_bits() - 1) == r.max_sub);
+    CHECK(lib_value(r.f, 1) == r.min_sub);
+    CHECK(lib_value(r.f, r.f.min_subnormal_bits()) == r.min_sub);
+  }
+}
+
 // ---- names ------------------------------------------------------------------------------------------
 
 TEST_CASE("low-bit formats: format_by_name knows the ml_dtypes names and the short names") {
