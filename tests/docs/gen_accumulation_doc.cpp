@@ -67,7 +67,7 @@ std::string experiment(bool is_dot, std::size_t n, const accum::dist_options& di
                            "(partial sum {}).\n",
                            s.name, r.absorbed, n, *r.first_stall, at);
     }
-    if (s.uses_scaling(data)) notes += fmt::format("- `{}`: {}.\n", s.name, r.note);
+    if (!r.note.empty()) notes += fmt::format("- `{}`: {}.\n", s.name, r.note);  // (as floatlab prints them)
   }
   out += "\n";
   out += fmt::format("Data: {} terms; rounding the generated values to {} changed {} of {}{}.\n", n, input_format,
