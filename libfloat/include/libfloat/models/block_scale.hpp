@@ -597,7 +597,8 @@ inline exact_accumulator exact_block_dot(const block_quantized& a, const block_q
 // Sub-byte elements packed little-endian: element i occupies bits [w*i, w*i + w) of the byte stream
 // read as one little-endian integer. FP4 (w = 4): element 2k in the low nibble of byte k, 2k + 1 in
 // the high nibble (as PyTorch's torch.float4_e2m1fn_x2 stores pairs); FP6 (w = 6): elements 4k..4k+3
-// in bytes 3k..3k+2. A trailing partial byte is zero-filled.
+// in bytes 3k..3k+2. A trailing partial byte is zero-filled. (OCP MX v1.0 defines the bits of each
+// element and the block, not their physical layout in memory: this order is PyTorch's.)
 
 /// Packs encodings of width `bits` (1..8) into bytes.
 inline std::vector<std::uint8_t> pack(std::span<const std::uint8_t> codes, int bits) {
