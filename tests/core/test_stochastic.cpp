@@ -11,7 +11,8 @@
 // format (the OCP MX finite-only FP4/FP6, the fnuz FP8s with their biases, IEEE-style E4M3 and E3M4
 // included; not E8M0, which is unsigned with no zero) and some custom ones, on random operands with
 // many subnormal results, and for the formats of at most 8 bits on every pair of finite encodings
-// (add, sub, mul, div) and every encoding (sqrt), it checks:
+// (add, sub, mul, div) and every encoding (sqrt), under the default policy and each single change
+// to it (tininess before rounding, flush-to-zero, denormals-are-zero, saturation), it checks:
 //   - random = D - 1 rounds up and random = D rounds down (for D > 0): the threshold is exact;
 //   - random = 0, 2^31, 2^32 - 1, D + 1 and a random word give the "random < D" decision too;
 //   - an exact result (f = 0) never rounds and raises nothing; f > 0 with D = 0 never rounds up;
@@ -196,30 +197,40 @@ struct tally {
   long checks = 0, operands = 0, exact = 0, d_zero = 0, subnormal = 0, overflow = 0, failures = 0;
 };
 
-/// Checks the library's result for word `random` against the reference.
+/// Checks the library's result for word `random` against the reference, under the policy `pol` (its
+/// result-side parts: tininess before or after rounding, flush-to-zero, saturation; a caller that
+/// tests denormals-are-zero hands the reference the operands read as zeros).
 template <class Run, class Describe>
-void check_word(const params& t, const reference& r, u32 random, Run&& run, Describe&& describe, tally& c) {
+void check_word(const params& t, const reference& r, u32 random, Run&& run, Describe&& describe, tally& c,
+                const lf::policy& pol = {}) {
   ++c.checks;
   const bool up = random < r.D;
-  const cpp_int R = r.I + (up ? 1 : 0);
+  cpp_int R = r.I + (up ? 1 : 0);
   // overflow: R * 2^q > max_sig * 2^qm, qm = emax - p + 1
   const long qm = t.emax() - (t.p - 1);
   const bool over = r.q <= qm ? R > (t.max_sig() << (qm - r.q)) : (R << (r.q - qm)) > t.max_sig();
   bool tiny = false;
-  if (r.below_emin) {
+  if (pol.tininess == lf::tininess::before_rounding) {
+    tiny = r.below_emin;  // |v| < 2^emin
+  } else if (r.below_emin) {
     const cpp_int Ru = r.Iu + (random < r.Du ? 1 : 0);
     tiny = Ru < (cpp_int(1) << (t.emin() - r.qu));  // Ru * 2^qu < 2^emin (qu < emin here)
   }
-  const u32 want_flags = over ? lf::to_bits(lf::status::overflow | lf::status::inexact)
-                              : (r.inexact ? lf::to_bits(lf::status::inexact) : 0u) |
-                                    (r.inexact && tiny ? lf::to_bits(lf::status::underflow) : 0u);
+  // flush-to-zero: a tiny result, exact or not, is a zero of its sign with underflow and inexact
+  const bool flushed = tiny && pol.results == lf::subnormal_results::flush_to_zero;
+  if (flushed) R = 0;
+  const u32 want_flags = over      ? lf::to_bits(lf::status::overflow | lf::status::inexact)
+                         : flushed ? lf::to_bits(lf::status::underflow | lf::status::inexact)
+                                   : (r.inexact ? lf::to_bits(lf::status::inexact) : 0u) |
+                                         (r.inexact && tiny ? lf::to_bits(lf::status::underflow) : 0u);
+  const bool saturated = over && (pol.overflow == lf::overflow_policy::saturate || t.kind == params::finite_only);
   const outcome o = run(random);
   const decoded d = decode(t, o.bits);
   // (fnuz: its one NaN has the sign bit set whatever the result's sign, and a zero is +0)
-  const bool want_neg = t.kind == params::fnuz ? over || (r.neg && R != 0) : r.neg;
+  const bool want_neg = t.kind == params::fnuz ? (over && !saturated) || (r.neg && (over || R != 0)) : r.neg;
   bool ok = lf::to_bits(o.st) == want_flags && d.neg == want_neg;
   if (over) {
-    if (t.kind == params::finite_only)  // +-max
+    if (saturated)  // +-max
       ok = ok && d.cls == decoded::finite && same_value(d.sig, d.e, t.max_sig(), t.emax() - (t.p - 1));
     else
       ok = ok && d.cls == (t.kind == params::ieee ? decoded::infinite : decoded::nan);
@@ -243,7 +254,8 @@ void check_word(const params& t, const reference& r, u32 random, Run&& run, Desc
 
 /// All the words for one operand: the threshold pair D - 1 / D, the extremes, and one random word.
 template <class Run, class Describe>
-void check_value(const params& t, const real& v, Run&& run, Describe&& describe, tally& c, std::mt19937_64& rng) {
+void check_value(const params& t, const real& v, Run&& run, Describe&& describe, tally& c, std::mt19937_64& rng,
+                 const lf::policy& pol = {}) {
   ++c.operands;
   const reference r = prepare(t, v);
   if (!r.inexact) ++c.exact;
@@ -251,7 +263,7 @@ void check_value(const params& t, const real& v, Run&& run, Describe&& describe,
   std::vector<u32> words{0u, 0x80000000u, 0xFFFFFFFFu, r.D, static_cast<u32>(rng())};
   if (r.D > 0) words.push_back(r.D - 1);
   if (r.D < 0xFFFFFFFFu) words.push_back(r.D + 1);
-  for (u32 w : words) check_word(t, r, w, run, describe, c);
+  for (u32 w : words) check_word(t, r, w, run, describe, c, pol);
 }
 
 // ---- operands ------------------------------------------------------------------------------------
@@ -451,13 +463,26 @@ TEST_CASE("stochastic add and sub: round up iff random < D") {
 TEST_CASE("stochastic mul: round up iff random < D") { arithmetic_case(op::mul); }
 
 TEST_CASE("stochastic, the low-bit formats: every pair of finite encodings (add, sub, mul, div) and every "
-          "encoding (sqrt), each with the threshold words") {
+          "encoding (sqrt), each with the threshold words, under each policy") {
   // Every operand, not a sample: the formats of at most 8 bits that lf::nonfinite's finite_only and
   // fnuz layouts and the IEEE-style FP8 formats add (E8M0, unsigned with no zero, is not a format
-  // this file's model describes).
+  // this file's model describes), under the default policy and each single change to it: tininess
+  // before rounding, flush-to-zero, denormals-are-zero (the model reads subnormal operands as zeros),
+  // saturation.
   const lf::format low[] = {lf::float4_e2m1fn,   lf::float6_e3m2fn,      lf::float6_e2m3fn,
                             lf::float8_e4m3fnuz, lf::float8_e5m2fnuz,    lf::float8_e4m3b11fnuz,
                             lf::float8_e4m3,     lf::float8_e3m4};
+  struct named_policy {
+    const char* name;
+    lf::policy pol;
+  };
+  const named_policy policies[] = {
+      {"default", {}},
+      {"tininess before rounding", {lf::tininess::before_rounding, {}, {}, {}}},
+      {"flush to zero", {{}, lf::subnormal_results::flush_to_zero, {}, {}}},
+      {"denormals are zero", {{}, {}, lf::subnormal_inputs::treat_as_zero, {}}},
+      {"saturate", {{}, {}, {}, lf::overflow_policy::saturate}},
+  };
   std::mt19937_64 rng(0x5eed1000u);
   for (const lf::format& f : low) {
     const params t = of(f);
@@ -465,23 +490,53 @@ TEST_CASE("stochastic, the low-bit formats: every pair of finite encodings (add,
     std::vector<u64> finite;
     for (u64 a = 0; a < n; ++a)
       if (decode(t, a).cls == decoded::finite) finite.push_back(a);
-    for (const op o : {op::add, op::sub, op::mul, op::div, op::sqrt}) {
-      tally c;
-      for (const u64 a : finite)
-        for (const u64 b : o == op::sqrt ? std::vector<u64>{0} : finite) {
-          const std::vector<u64> x{a, b, 0};
-          if (o == op::div && value_of(t, b).zero()) continue;  // x / 0: no rounding
-          if (o == op::sqrt && decode(t, a).neg && !value_of(t, a).zero()) continue;  // invalid
-          const real v = exact_result(o, t, x);
-          if (v.zero()) continue;
-          check_value(
-              t, v, [&](u32 w) { return run_op(o, f, x, w); },
-              [&] {
-                return lf::format_name(f) + " " + op_name(o) + "(" + hex(a) + (o == op::sqrt ? "" : ", " + hex(b)) + ")";
-              },
-              c, rng);
-        }
-      report(c, lf::format_name(f) + " " + op_name(o) + ", every operand");
+    // (an operand as denormals-are-zero reads it: a subnormal is a zero of its sign; +0 in fnuz, whose
+    // -0 encoding is its NaN; the sign of a zero operand only matters for exact zero results, skipped)
+    const u64 sign_bit = u64{1} << (f.bits() - 1);
+    auto daz = [&](u64 a) {
+      const decoded d = decode(t, a);
+      const bool subnormal = d.sig != 0 && (a & ~sign_bit) < (u64{1} << (t.p - 1));
+      if (!subnormal) return a;
+      return t.kind == params::fnuz ? u64{0} : (a & sign_bit);
+    };
+    for (const named_policy& np : policies) {
+      // (under AddressSanitizer, where the exact-rational model is slow, the 8-bit formats take the
+      // default policy only)
+      if (test_sanitizer::under_asan && f.bits() == 8 && &np != &policies[0]) continue;
+      for (const op o : {op::add, op::sub, op::mul, op::div, op::sqrt}) {
+        const bool reads_zero = np.pol.inputs == lf::subnormal_inputs::treat_as_zero;
+        tally c;
+        for (const u64 a : finite)
+          for (const u64 b : o == op::sqrt ? std::vector<u64>{0} : finite) {
+            const std::vector<u64> x{a, b, 0};
+            const std::vector<u64> read = reads_zero ? std::vector<u64>{daz(a), daz(b), 0} : x;
+            if (o == op::div && value_of(t, read[1]).zero()) continue;  // x / 0: no rounding
+            if (o == op::sqrt && decode(t, read[0]).neg && !value_of(t, read[0]).zero()) continue;  // invalid
+            const real v = exact_result(o, t, read);
+            if (v.zero()) continue;
+            check_value(
+                t, v,
+                [&](u32 w) {
+                  lf::status st{};
+                  const lf::env e{lf::rounding::stochastic, np.pol, w};
+                  u64 r = 0;
+                  switch (o) {
+                    case op::add: r = lf::add(f, a, b, e, st); break;
+                    case op::sub: r = lf::sub(f, a, b, e, st); break;
+                    case op::mul: r = lf::mul(f, a, b, e, st); break;
+                    case op::div: r = lf::div(f, a, b, e, st); break;
+                    default: r = lf::sqrt(f, a, e, st); break;
+                  }
+                  return outcome{r, st};
+                },
+                [&] {
+                  return lf::format_name(f) + " " + op_name(o) + "(" + hex(a) + (o == op::sqrt ? "" : ", " + hex(b)) +
+                         "), policy " + np.name;
+                },
+                c, rng, np.pol);
+          }
+        report(c, lf::format_name(f) + " " + op_name(o) + ", every operand, policy " + np.name);
+      }
     }
   }
 }
