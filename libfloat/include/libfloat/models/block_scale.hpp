@@ -466,9 +466,10 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
     // have at most 4 + 24 significant bits, which the kernel serves) are made first, about 1 us: the
     // usual row is then one codes() call and one kernel call. A block the table leaves (0xFF), or a
     // short one at the end of a row, takes scale_of.
-    const bool with_codes = nvfp4_scales != nullptr && e2m1_table;
-    if (with_codes)
-      for (int s = 8; s <= 126; ++s) thresholds_of(fast::e4m3_scale_table::value(s) * T, static_cast<std::uint8_t>(s));
+    // (every code codes() can give has its thresholds made before the kernel reads them by code)
+    bool with_codes = nvfp4_scales != nullptr && e2m1_table;
+    for (int s = 8; with_codes && s <= 126; ++s)
+      with_codes = thresholds_of(fast::e4m3_scale_table::value(s) * T, static_cast<std::uint8_t>(s)) != nullptr;
     const std::size_t whole = cols / B;
     bool codes_inexact = false;
     for (std::size_t r = 0, b = 0; r < rows; ++r, b += bc) {
@@ -477,7 +478,8 @@ void mx_quantize_into(std::span<const float> x, std::size_t rows, std::size_t co
       std::uint8_t* sc = q.scales.data() + b;
       std::size_t first = 0;  // the stretch for the kernel: blocks first .. k - 1
       const auto flush = [&](std::size_t end) {
-        if (end > first) fast_flags |= fast::mx_e2m1_rne_div_runs(xr + first * B, out + first * B, B, end - first, table.data(), sc + first);
+        if (end > first)
+          fast_flags |= fast::mx_e2m1_rne_div_runs(xr + first * B, out + first * B, B, end - first, table.data(), sc + first);
       };
       if (with_codes) {
         const fast::e4m3_scale_table::summary sum = nvfp4_scales->codes(amax_bits.data() + b, sc, whole);
