@@ -487,7 +487,7 @@ void register_op(const std::string& fmt, const std::string& name) {
       benchmark::RegisterBenchmark((base + "cpfloat").c_str(), bm_cpfloat_binary, O, m);
     benchmark::RegisterBenchmark((base + "libfloat_span").c_str(), bm_libfloat_span<F, O>, m,
                                  lf::array_dispatch::automatic);
-    if (F == lf::binary16 && lf::detail::is_avx512(lf::array_dispatch_in_use()))
+    if (lf::detail::is_avx512(lf::array_dispatch_in_use()))
       benchmark::RegisterBenchmark((base + "libfloat_span_avx2").c_str(), bm_libfloat_span<F, O>, m,
                                    lf::array_dispatch::avx2);
   }

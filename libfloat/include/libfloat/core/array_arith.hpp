@@ -5,9 +5,11 @@
 //
 // binary16 under the default policy, in a deterministic rounding direction, runs the vector kernels
 // of fast/binary16_span_ops.hpp on the AVX2 and AVX-512 paths (lf::set_array_dispatch forces a path;
-// all give the same bits); on the portable path, and for the last partial block, binary16 and
-// binary32 mul there run fast/binary16_ops.hpp's scalar fast paths inline in the loop; everything
-// else (other formats and policies, stochastic rounding) runs the scalar operation element by element.
+// all give the same bits), and binary32 under the default policy in nearest_even, toward_zero, upward
+// or downward the CPU's own binary32 operations there (fast/binary32_span_ops.hpp); on the portable
+// path, and for the last partial block, binary16 and binary32 mul run fast/binary16_ops.hpp's scalar
+// fast paths inline in the loop; everything else (other formats and policies, stochastic rounding)
+// runs the scalar operation element by element.
 //
 // Spans: the operand spans and out must have the same size, otherwise std::invalid_argument is
 // thrown (nothing is written). out may be one of the operands itself (in place); other overlaps are
@@ -17,6 +19,7 @@
 // advances position by the size, as lf::convert does.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -29,6 +32,7 @@
 #include <libfloat/core/status.hpp>
 #include <libfloat/fast/binary16_ops.hpp>
 #include <libfloat/fast/binary16_span_ops.hpp>
+#include <libfloat/fast/binary32_span_ops.hpp>
 
 namespace lf {
 namespace detail {
@@ -95,6 +99,39 @@ status span_op_scalar(span_args<F> s, std::size_t n, const env& e, std::uint64_t
 }
 
 #if defined(LIBFLOAT_ARRAY_X86)
+/// The whole blocks of [0, n) through fast/binary32_span_ops.hpp on an AVX2 or AVX-512 path, in
+/// direction m (one of the four it serves): each block into a buffer, the elements with a NaN
+/// operand by the core (before anything is written: out may be an operand), then out. Returns the
+/// ORed flags.
+template <span_op O>
+std::uint32_t binary32_span_blocks(span_args<binary32> s, std::size_t n, array_dispatch path, rounding m) {
+  constexpr std::size_t B = binary32_span_block;
+  alignas(64) float v[B];
+  fp32 fixed[B];
+  const std::uint32_t csr = binary32_mxcsr(m);
+  const env e{m};
+  std::uint32_t flags = 0;
+  auto is_nan = [](fp32 x) { return (x.bits() & 0x7FFFFFFFu) > 0x7F800000u; };
+  for (std::size_t i = 0; i + B <= n; i += B) {
+    const span_args<binary32> blk = s.from(i);
+    bool nan = false;
+    flags |= is_avx512(path) ? binary32_span_stage_avx512<O>(blk.a, blk.b, blk.c, v, csr, nan)
+                             : binary32_span_stage_avx2<O>(blk.a, blk.b, blk.c, v, csr, nan);
+    status st{};
+    std::uint64_t marked[B / 64]{};  // which elements the core took (read before out is written)
+    if (nan)
+      for (std::size_t j = 0; j < B; ++j)
+        if (is_nan(blk.a[j]) || is_nan(blk.b[j]) || (O == span_op::fma && is_nan(blk.c[j]))) {
+          fixed[j] = scalar_op<O, binary32>(blk.a[j], blk.b[j], blk.third(j), e, &st);
+          marked[j / 64] |= std::uint64_t{1} << (j % 64);
+        }
+    for (std::size_t j = 0; j < B; ++j)
+      blk.out[j] = (marked[j / 64] >> (j % 64)) & 1u ? fixed[j] : fp32::from_bits(std::bit_cast<std::uint32_t>(v[j]));
+    flags |= to_bits(st);
+  }
+  return flags;
+}
+
 /// The whole blocks of [0, n) through fast/binary16_span_ops.hpp on an AVX2 or AVX-512 path: stage 1
 /// into a binary32 buffer, the operands it marks by the core (before anything is written: out may
 /// be an operand), the buffer rounded to binary16 by lf::convert's kernel for M. Returns the ORed
@@ -176,6 +213,13 @@ status span_op_run(span_args<F> s, std::size_t n, const env& e, std::uint64_t se
           else return binary16_span_blocks<O, decltype(m)::value>(s, n, path);
         });
       }
+    }
+  }
+  if constexpr (F == binary32) {
+    const array_dispatch path = array_dispatch_in_use();
+    if (default_policy(e) && binary32_hw_direction(e.mode) && (path == array_dispatch::avx2 || is_avx512(path))) {
+      done = n - n % binary32_span_block;
+      fl = binary32_span_blocks<O>(s, n, path, e.mode);
     }
   }
 #endif

@@ -140,10 +140,12 @@ template <format F, format In, rounding M, bool Plain, typename T>
 }
 
 /// Keeps the caller's MXCSR (rounding control, DAZ/FTZ, sticky flags) out of and away from the
-/// F16C kernels: default MXCSR inside, the caller's restored on exit.
+/// F16C kernels: default MXCSR inside (or `csr`: fast/binary32_span_ops.hpp sets a rounding
+/// direction), the caller's restored on exit.
 struct mxcsr_guard {
   unsigned saved;
   [[gnu::always_inline]] mxcsr_guard() : saved(_mm_getcsr()) { _mm_setcsr(0x1F80u); }
+  [[gnu::always_inline]] explicit mxcsr_guard(unsigned csr) : saved(_mm_getcsr()) { _mm_setcsr(csr); }
   [[gnu::always_inline]] ~mxcsr_guard() { _mm_setcsr(saved); }
   mxcsr_guard(const mxcsr_guard&) = delete;
   mxcsr_guard& operator=(const mxcsr_guard&) = delete;
