@@ -326,7 +326,7 @@ const fmt formats[] = {
 /// 4000 (a quarter under AddressSanitizer, where the exact-rational oracle is slow).
 constexpr int operands_per_case = test_sanitizer::scaled(4000, 4);
 
-lf::env sr(u32 random) { return lf::env{lf::rounding::stochastic, {}, random}; }
+lf::env sr(u32 random, const lf::policy& pol = {}) { return lf::env{lf::rounding::stochastic, pol, random}; }
 
 enum class op { add, sub, mul, div, sqrt, fma };
 const char* op_name(op o) {
@@ -403,16 +403,17 @@ real exact_result(op o, const params& t, const std::vector<u64>& x) {
   return r;
 }
 
-outcome run_op(op o, const lf::format& f, const std::vector<u64>& x, u32 random) {
+outcome run_op(op o, const lf::format& f, const std::vector<u64>& x, u32 random, const lf::policy& pol = {}) {
   lf::status st{};
   u64 r = 0;
+  const lf::env e = sr(random, pol);
   switch (o) {
-    case op::add: r = lf::add(f, x[0], x[1], sr(random), st); break;
-    case op::sub: r = lf::sub(f, x[0], x[1], sr(random), st); break;
-    case op::mul: r = lf::mul(f, x[0], x[1], sr(random), st); break;
-    case op::div: r = lf::div(f, x[0], x[1], sr(random), st); break;
-    case op::sqrt: r = lf::sqrt(f, x[0], sr(random), st); break;
-    case op::fma: r = lf::fma(f, x[0], x[1], x[2], sr(random), st); break;
+    case op::add: r = lf::add(f, x[0], x[1], e, st); break;
+    case op::sub: r = lf::sub(f, x[0], x[1], e, st); break;
+    case op::mul: r = lf::mul(f, x[0], x[1], e, st); break;
+    case op::div: r = lf::div(f, x[0], x[1], e, st); break;
+    case op::sqrt: r = lf::sqrt(f, x[0], e, st); break;
+    case op::fma: r = lf::fma(f, x[0], x[1], x[2], e, st); break;
   }
   return {r, st};
 }
@@ -516,19 +517,7 @@ TEST_CASE("stochastic, the low-bit formats: every pair of finite encodings (add,
             if (v.zero()) continue;
             check_value(
                 t, v,
-                [&](u32 w) {
-                  lf::status st{};
-                  const lf::env e{lf::rounding::stochastic, np.pol, w};
-                  u64 r = 0;
-                  switch (o) {
-                    case op::add: r = lf::add(f, a, b, e, st); break;
-                    case op::sub: r = lf::sub(f, a, b, e, st); break;
-                    case op::mul: r = lf::mul(f, a, b, e, st); break;
-                    case op::div: r = lf::div(f, a, b, e, st); break;
-                    default: r = lf::sqrt(f, a, e, st); break;
-                  }
-                  return outcome{r, st};
-                },
+                [&](u32 w) { return run_op(o, f, x, w, np.pol); },
                 [&] {
                   return lf::format_name(f) + " " + op_name(o) + "(" + hex(a) + (o == op::sqrt ? "" : ", " + hex(b)) +
                          "), policy " + np.name;
