@@ -96,7 +96,9 @@
 //    raising underflow and inexact (MI200's MFMA flushes subnormal inputs and outputs: AMD ROCm
 //    MIOpen documentation, "MI200 MFMA behavior specifics"). Each rounding raises its IEEE flags;
 //    a NaN result is the output's default NaN. The zero signs are the models' (neither source
-//    measured them on hardware).
+//    measured them on hardware). With binary16 or bfloat16 inputs (both the same), binary32
+//    output, nearest even and blocks of 2, 4 or 8, the hardware's binary32 operations compute it
+//    (fast/pairwise_dot.hpp: the same bits and flags; it declines for non-finite data).
 //  - late_accumulation: AMD CDNA3 (MI300A, MI300X) as MATLAB-tensor-core (models/MI300MC.m at
 //    commit b4bf135, deleted since; Generic_BFMA_TC.m: global_alignment, late_partial_sum,
 //    odd_even_grouping, armode 'rd') and MMA-Sim (amd_fused_dot_rd_add) model it. In one block, the
@@ -129,6 +131,7 @@
 #include <libfloat/core/status.hpp>
 #include <libfloat/fast/dot.hpp>
 #include <libfloat/fast/matrix_block.hpp>
+#include <libfloat/fast/pairwise_dot.hpp>
 #include <libfloat/models/detail/block_fma.hpp>
 #include <libfloat/models/detail/span_get.hpp>
 #include <libfloat/models/exact.hpp>
@@ -307,6 +310,19 @@ bits_t unit_dot_signed(const matrix_unit& mu, const operand<A>& a, const operand
     }
     case matrix_unit_model::late_accumulation: return block_chain_general(mu, a, b, 0, n, c, st);
     case matrix_unit_model::pairwise_tree: {
+      // binary16 or bfloat16 in, binary32 nearest-even out: the hardware's binary32 operations
+      // give the same bits and flags (fast/pairwise_dot.hpp); it declines for non-finite data.
+      if (dot_fast_built && a.fmt == b.fmt && mu.output == binary32 && mu.final_rounding == rounding::nearest_even) {
+        std::uint32_t r = 0;
+        status s{};
+        if (pairwise_f32_nearest<static_format_of<A>>(a.fmt, mu.block_size,
+                                                      mu.input_subnormals == subnormal_handling::flush,
+                                                      mu.output_subnormals == subnormal_handling::flush, a.get, b.get,
+                                                      n, static_cast<std::uint32_t>(c), r, s)) {
+          st |= s;
+          return r;
+        }
+      }
       const auto N = static_cast<std::size_t>(mu.block_size);
       for (std::size_t s = 0; s < n; s += N) c = pairwise_block(mu, a, b, s, n - s < N ? n - s : N, c, st);
       return c;

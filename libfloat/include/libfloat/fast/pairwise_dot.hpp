@@ -1,0 +1,217 @@
+// libfloat/fast/pairwise_dot.hpp: the hardware path of the pairwise_tree matrix-unit model (AMD
+// CDNA1 as MMA-Sim models it, CDNA2: lf::matrix_units::cdna1_pairwise_fp16, cdna1_pairwise_bf16,
+// cdna2_fp16, cdna2_bf16) with binary16 or bfloat16 inputs (both the same), binary32 output,
+// nearest even, blocks of 2, 4 or 8 products, input and output subnormals kept or flushed.
+// models/matrix_unit.hpp calls it for such a unit; it is an optimisation only, and it declines
+// (returns false) whenever it could differ from the general path (detail::pairwise_block), which
+// then runs.
+//
+// Proof (its domain cannot be enumerated): ctest test pairwise_fast, label quick
+// (tests/fast/test_pairwise_fast.cpp), compares it and the public entries that reach it (typed and
+// run-time lf::dot) with a chain of detail::pairwise_block calls, bits and flags, on random and
+// edge data: every kind of encoding, subnormal inputs, products that are binary32 subnormals or
+// overflow (bfloat16), sums that cancel exactly, cross into the subnormals or overflow, zeros of
+// both signs, every start value kind, every block size it takes, lengths around the block sizes,
+// each flush setting; and the caller MXCSR states on which it must decline.
+//
+// Why binary32 hardware arithmetic gives the model's bits (the model: matrix_unit.hpp, pairwise_tree):
+//  1. The operands are binary32 values: a binary16 value is one (11 significant bits, exponents
+//     -24..15); a bfloat16 encoding is the top half of the binary32 encoding of the same value.
+//     An input subnormal in its own format that the unit flushes is replaced by +0 first, in
+//     integer arithmetic, as the model does.
+//  2. Each product is one binary32 multiplication rounded to nearest even, what the model's
+//     lf::mul(binary32, ...) computes; each tree node and d = c + tree one binary32 addition. The
+//     hardware's IEEE 754 operations under MXCSR round-to-nearest, FTZ and DAZ off give the
+//     correctly rounded result, subnormals included, and the sign of an exact zero of §6.3.
+//     (For binary16 the products are exact: at most 22 significant bits, magnitudes in
+//     [2^-48, 2^32).)
+//  3. The flush of the unit's outputs is done here in integer arithmetic after each rounding, as
+//     the model's pairwise_flush does: a subnormal binary32 result becomes a zero of its sign, and
+//     underflow and inexact are raised. Not MXCSR's FTZ: it flushes on tininess (judged before the
+//     value meets the subnormal grid), which differs for values that round up to 2^-126.
+//  4. The leaves past the end of a short last block are +0 in the model (a subtree of them is +0);
+//     here they are +0 products, and +0 + +0 = +0 raises nothing, so the tree is the same.
+//  5. Flags. The sticky flags are cleared before the first product and read after the last add:
+//     PE (inexact), UE (underflow: tininess after rounding, with underflow masked only when also
+//     inexact: IEEE's default and the library's default policy), OE (overflow), IE (invalid: an
+//     infinity minus an infinity, when bfloat16 products overflow). The model's rounding steps raise
+//     the same ones. A flush raises underflow and inexact besides. DE, the denormal-operand flag, is
+//     not an IEEE flag and is not read. The caller's MXCSR is written back after.
+//  6. NaN. With finite operands the only NaN is that of an infinity minus an infinity, which on
+//     x86 SSE is 0xFFC00000, the library's default NaN for binary32 (the model's replacement of a
+//     NaN block result); later additions pass it on unchanged and raise nothing (a quiet NaN).
+//  7. Order. The flags are cleared, then a compiler barrier with a memory clobber: the operand loads
+//     and so every product come after it. The accumulator passes through an empty `asm volatile`
+//     before the flags are read, and it depends on every product.
+//
+// It declines when:
+//  - not x86-64 with SSE arithmetic for float, or built with -ffast-math (dot_fast_built false);
+//  - the caller's MXCSR is not round-to-nearest with FTZ and DAZ off and every exception masked;
+//  - c, or any a_i or b_i, is an infinity or a NaN (the work done is discarded); n is 0;
+//  - the block size is not 2, 4 or 8, the formats are other than above, or the unit flushes
+//    its inputs but not its outputs or the reverse (no preset does).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include <libfloat/core/format.hpp>
+#include <libfloat/core/status.hpp>
+#include <libfloat/fast/dot.hpp>
+
+namespace lf::detail {
+
+/// The formats the pairwise hardware path reads (file comment, 1).
+constexpr bool pairwise_fast_input(const format& f) { return f == binary16 || f == bfloat16; }
+
+/// The block sizes it unrolls.
+constexpr bool pairwise_fast_block(int n) { return n == 2 || n == 4 || n == 8; }
+
+#if defined(LIBFLOAT_DOT_FAST_X86)
+/// x replaced by a zero of its sign when it is a binary32 subnormal (file comment, 3); `flushed`
+/// notes it. The branch is almost never taken, so it stays off the chain's dependencies.
+template <bool FLUSH>
+[[gnu::always_inline]] inline float pairwise_fast_flush(float x, bool& flushed) {
+  if constexpr (FLUSH) {
+    const auto b = std::bit_cast<std::uint32_t>(x);
+    if (((b & 0x7FFFFFFFu) - 1u) < 0x007FFFFFu) [[unlikely]] {  // magnitude in [1, 2^23 - 1]: subnormal
+      flushed = true;
+      return std::bit_cast<float>(b & 0x80000000u);
+    }
+  }
+  return x;
+}
+
+/// The tree over leaves [LO, HI) of one block (halves split at floor(len / 2), as the model's).
+template <int LO, int HI, bool FLUSH>
+[[gnu::always_inline]] inline float pairwise_fast_tree(const float* p, bool& flushed) {
+  if constexpr (HI - LO == 1) {
+    return p[LO];
+  } else {
+    constexpr int mid = LO + (HI - LO) / 2;
+    const float l = pairwise_fast_tree<LO, mid, FLUSH>(p, flushed);
+    const float r = pairwise_fast_tree<mid, HI, FLUSH>(p, flushed);
+    return pairwise_fast_flush<FLUSH>(l + r, flushed);
+  }
+}
+#endif
+
+/// The kernel for input format F, block size N, input flush DAZ, output flush FTZ: see
+/// pairwise_f32_nearest.
+template <format F, int N, bool DAZ, bool FTZ, class A, class B>
+bool pairwise_f32_kernel(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t& out, status& st) {
+#if defined(LIBFLOAT_DOT_FAST_X86)
+  static_assert(pairwise_fast_input(F) && pairwise_fast_block(N));
+  constexpr bool half = F == binary16;
+  constexpr std::uint32_t mag_mask = 0x7FFFu, min_normal = half ? 0x0400u : 0x0080u;
+  constexpr std::uint32_t exp_mask = half ? 0x7C00u : 0x7F80u;
+  // Products per pass: a multiple of N; formed first (independent, vectorised), then the blocks.
+  constexpr std::size_t chunk = 64;
+  static_assert(chunk % N == 0);
+  if (n == 0 || (c & 0x7F800000u) == 0x7F800000u) return false;  // (c infinite or NaN)
+  const unsigned caller = _mm_getcsr();
+  if ((caller & 0xFFC0u) != 0x1F80u) return false;  // not: nearest, every exception masked, no DAZ/FTZ
+  bool flushed = false;
+  if (FTZ && (c & 0x7F800000u) == 0 && (c & 0x007FFFFFu) != 0) c = 0;  // a subnormal c reads as +0, no flag
+  alignas(64) float p[chunk];
+  std::uint32_t nonfinite = 0;
+  float acc = std::bit_cast<float>(c);
+  _mm_setcsr(caller & ~0x3Fu);
+  __asm__ volatile("" : "+x"(acc) : : "memory");  // every load, product and add after the clear
+  for (std::size_t i0 = 0; i0 < n; i0 += chunk) {
+    const std::size_t m = n - i0 < chunk ? n - i0 : chunk;
+    std::uint32_t tiny = 0;  // FTZ: some product is a binary32 subnormal
+    for (std::size_t i = 0; i < m; ++i) {
+      auto x = static_cast<std::uint32_t>(a(i0 + i)) & 0xFFFFu, y = static_cast<std::uint32_t>(b(i0 + i)) & 0xFFFFu;
+      // Bit 15 of (x & exp_mask) + min_normal is set exactly when the exponent field is all ones
+      // (an infinity or a NaN); integer adds and ORs, so that the loop vectorises.
+      nonfinite |= ((x & exp_mask) + min_normal) | ((y & exp_mask) + min_normal);
+      if constexpr (DAZ) {  // a subnormal of F reads as +0 (a zero keeps its sign)
+        // (x & mag_mask) - 1 < min_normal - 1: a nonzero magnitude below the smallest normal; the
+        // result is a mask, so that the loop vectorises.
+        x &= 0u - static_cast<std::uint32_t>((x & mag_mask) - 1u >= min_normal - 1u);
+        y &= 0u - static_cast<std::uint32_t>((y & mag_mask) - 1u >= min_normal - 1u);
+      }
+      float fx, fy;
+      if constexpr (half) {
+        fx = dot_fast_magnitude<binary16>(x);
+        fy = dot_fast_magnitude<binary16>(y);
+      } else {
+        fx = std::bit_cast<float>(x << 16);
+        fy = std::bit_cast<float>(y << 16);
+      }
+      std::uint32_t q = std::bit_cast<std::uint32_t>(fx * fy);
+      if constexpr (half) q |= ((x ^ y) & 0x8000u) << 16;  // (the magnitudes' product is exact)
+      if constexpr (FTZ && !half) {  // (a binary16 product is never a binary32 subnormal)
+        const std::uint32_t sub = ((q & 0x7FFFFFFFu) - 1u) < 0x007FFFFFu;
+        tiny |= sub;
+        q &= (sub - 1u) | 0x80000000u;  // (a mask, as above: the sign alone when subnormal)
+      }
+      p[i] = std::bit_cast<float>(q);
+    }
+    flushed = flushed || tiny != 0;
+    for (std::size_t i = m; i < (m + N - 1) / N * N; ++i) p[i] = 0.0f;  // a short block's missing leaves
+    for (std::size_t j = 0; j < m; j += N) {
+      const float t = pairwise_fast_tree<0, N, FTZ>(p + j, flushed);
+      acc = pairwise_fast_flush<FTZ>(acc + t, flushed);
+    }
+  }
+  __asm__ volatile("" : "+x"(acc));  // the chain ends before the flags are read
+  const unsigned raised = _mm_getcsr();
+  _mm_setcsr(caller);
+  if (nonfinite & 0x8000u) return false;  // an infinity or NaN among the inputs
+  status s{};
+  if (raised & 0x20u) s |= status::inexact;
+  if (raised & 0x10u) s |= status::underflow;
+  if (raised & 0x08u) s |= status::overflow;
+  if (raised & 0x01u) s |= status::invalid;
+  if (flushed) s |= status::underflow | status::inexact;
+  st = s;
+  static_assert(binary32.default_nan_bits() == 0xFFC00000u);  // x86's (file comment, 6)
+  out = std::bit_cast<std::uint32_t>(acc);
+  return true;
+#else
+  (void)a, (void)b, (void)n, (void)c, (void)out, (void)st;
+  return false;
+#endif
+}
+
+/// The pairwise_tree model's dot product on the hardware (file comment): blocks of `block`
+/// products a_i b_i of format `in` (binary16 or bfloat16; bits above the encoding ignored), each
+/// block's products summed as a binary tree and added to c, every step one binary32 rounding to
+/// nearest even; daz / ftz: the unit flushes subnormal inputs / outputs. out = the result, st = the
+/// flags raised (assigned, not ORed). Returns false, with out and st untouched, when it declines.
+/// SF: the operands' format when the caller knows it at compile time (typed entries), else
+/// format{}; only the kernels that can run are instantiated.
+template <format SF, class A, class B>
+bool pairwise_f32_nearest(const format& in, int block, bool daz, bool ftz, A a, B b, std::size_t n, std::uint32_t c,
+                          std::uint32_t& out, status& st) {
+  if constexpr (!dot_fast_built || !(SF == format{} || pairwise_fast_input(SF))) {
+    (void)in, (void)block, (void)daz, (void)ftz, (void)a, (void)b, (void)n, (void)c, (void)out, (void)st;
+    return false;
+  } else {
+    // The presets flush both or neither; other units take the general path.
+    if (daz != ftz) return false;
+    auto sized = [&]<format F, bool Z>() {
+      switch (block) {
+        case 2: return pairwise_f32_kernel<F, 2, Z, Z>(a, b, n, c, out, st);
+        case 4: return pairwise_f32_kernel<F, 4, Z, Z>(a, b, n, c, out, st);
+        case 8: return pairwise_f32_kernel<F, 8, Z, Z>(a, b, n, c, out, st);
+        default: return false;
+      }
+    };
+    auto flushes = [&]<format F>() {
+      return ftz ? sized.template operator()<F, true>() : sized.template operator()<F, false>();
+    };
+    if constexpr (SF != format{}) {
+      return in == SF && flushes.template operator()<SF>();
+    } else {
+      if (in == binary16) return flushes.template operator()<binary16>();
+      if (in == bfloat16) return flushes.template operator()<bfloat16>();
+      return false;
+    }
+  }
+}
+
+}  // namespace lf::detail

@@ -1,0 +1,274 @@
+// fast/pairwise_dot.hpp: the hardware path of the pairwise_tree matrix-unit model (the CDNA1
+// pairwise and CDNA2 presets) against the general path it stands in for, a chain of
+// detail::pairwise_block calls (lf::mul and lf::add of the core, the flush in integer code): the
+// same result bits and the same status.
+//
+// Units: the four presets (cdna1_pairwise_fp16/bf16, cdna2_fp16/bf16) and each with the other
+// block sizes the path takes (2, 4, 8) and the other flush setting; plus units it must decline
+// (block size 3 and 16, inputs flushed without the outputs, toward-zero rounding), which must still
+// give the general path's result. Entries: detail::pairwise_f32_nearest itself (it must not
+// decline on finite data), the run-time-format lf::dot and the typed lf::dot.
+//
+// Data, binary16 and bfloat16: random encodings of every kind (infinities and NaNs at their natural
+// rate: the path declines and the general path answers), finite values over the whole exponent
+// range, narrow exponents, subnormal inputs, pairs that cancel exactly, and for bfloat16 products
+// at the bottom of binary32's range (subnormal products and sums, flushed or kept) and at its top
+// (overflow, inf - inf); c: +-0, subnormals, +-2^-126, random normals, +-max finite, infinities,
+// NaN; lengths 0 to 200 around the block sizes and the kernel's 64-product passes. Then the caller
+// MXCSR settings on which it must decline, and MXCSR restored.
+#include <libfloat/models/matrix_unit.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#if defined(LIBFLOAT_DOT_FAST_X86)
+#include <immintrin.h>
+#endif
+
+namespace {
+
+using u64 = std::uint64_t;
+using bits = std::vector<lf::bits_t>;
+
+struct outcome {
+  lf::bits_t r;
+  lf::status st;
+  bool operator==(const outcome&) const = default;
+};
+
+/// The general path: the model's blocks one after another (matrix_unit.hpp, pairwise_tree).
+outcome general(const lf::matrix_unit& mu, const lf::format& f, const bits& a, const bits& b, lf::bits_t c) {
+  lf::status st{};
+  const lf::detail::operand oa{f, lf::detail::span_get{a}}, ob{f, lf::detail::span_get{b}};
+  const std::size_t n = a.size(), N = static_cast<std::size_t>(mu.block_size);
+  for (std::size_t s = 0; s < n; s += N) c = lf::detail::pairwise_block(mu, oa, ob, s, n - s < N ? n - s : N, c, st);
+  return {c, st};
+}
+
+/// One random encoding of f: kind 0 any, 1 finite with the exponent field in [lo, hi].
+u64 draw(const lf::format& f, std::mt19937_64& g, int kind, int lo, int hi) {
+  if (kind == 0) return g() & f.encoding_mask();
+  const u64 sign = (g() & 1) ? f.sign_mask() : 0;
+  const auto field = static_cast<u64>(lo + static_cast<int>(g() % static_cast<u64>(hi - lo + 1)));
+  return sign | (field << f.fraction_bits()) | (g() & f.fraction_mask());
+}
+
+struct data_set {
+  const char* name;
+  int kind, lo, hi;
+  bool cancel;  // odd positions cancel the even ones: a_{2i+1} = -a_{2i}, b_{2i+1} = b_{2i}
+};
+
+std::vector<data_set> data_sets(const lf::format& f) {
+  const int top = static_cast<int>(f.exponent_mask() >> f.fraction_bits()) - 1;  // largest finite field
+  std::vector<data_set> v{{"any encoding", 0, 0, 0, false},
+                          {"finite, every exponent", 1, 0, top, false},
+                          {"narrow exponents", 1, f.bias() - 3, f.bias() + 3, false},
+                          {"exact cancellation", 1, f.bias() - 3, f.bias() + 3, true},
+                          {"subnormal and smallest normal inputs", 1, 0, 2, false}};
+  if (f == lf::bfloat16) {
+    v.push_back({"products at binary32's bottom", 1, 60, 67, false});
+    v.push_back({"products at binary32's bottom, cancelling", 1, 60, 67, true});
+    v.push_back({"products at binary32's top", 1, 188, 193, false});
+  }
+  return v;
+}
+
+std::vector<lf::bits_t> start_values(std::mt19937_64& g) {
+  std::vector<lf::bits_t> c{0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00400000, 0x00800000, 0x80800000,
+                            0x3F800000, 0xC2C80000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000};
+  for (int i = 0; i < 4; ++i) c.push_back(g() & 0xFFFFFFFF);
+  return c;
+}
+
+/// The units: the preset, its other block sizes and flush settings; `fast` whether the path takes it.
+struct unit_case {
+  std::string name;
+  lf::matrix_unit mu;
+  bool fast;
+};
+
+std::vector<unit_case> units(const lf::matrix_unit& preset, const char* name) {
+  std::vector<unit_case> v;
+  for (int N : {2, 4, 8, 3, 16})
+    for (bool flush : {false, true}) {
+      lf::matrix_unit mu = preset;
+      mu.block_size = N;
+      const auto h = flush ? lf::subnormal_handling::flush : lf::subnormal_handling::keep;
+      mu.input_subnormals = mu.output_subnormals = h;
+      v.push_back({std::string(name) + " N=" + std::to_string(N) + (flush ? " flush" : " keep"), mu, N == 2 || N == 4 || N == 8});
+    }
+  lf::matrix_unit mixed = preset;
+  mixed.input_subnormals = lf::subnormal_handling::flush;
+  mixed.output_subnormals = lf::subnormal_handling::keep;
+  v.push_back({std::string(name) + " inputs flushed only", mixed, false});
+  lf::matrix_unit rz = preset;
+  rz.final_rounding = lf::rounding::toward_zero;
+  v.push_back({std::string(name) + " toward zero", rz, false});
+  return v;
+}
+
+template <lf::format F>
+outcome typed_dot(const lf::matrix_unit& mu, const bits& a, const bits& b, lf::bits_t c) {
+  std::vector<lf::fp<F>> ta, tb;
+  for (auto x : a) ta.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(x)));
+  for (auto x : b) tb.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(x)));
+  lf::status st{};
+  const lf::fp32 r = lf::dot<F, F>(mu, std::span<const lf::fp<F>>(ta), std::span<const lf::fp<F>>(tb),
+                                   lf::fp32::from_bits(static_cast<std::uint32_t>(c)), &st);
+  return {r.bits(), st};
+}
+
+template <lf::format F>
+void check_format(const lf::matrix_unit& preset, const char* preset_name, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  const std::size_t lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 129, 200};
+  long compared = 0, taken = 0;
+  // The hardware path's cases that raised underflow, overflow, invalid: the data must reach them.
+  const lf::status flag[3] = {lf::status::underflow, lf::status::overflow, lf::status::invalid};
+  long reached[3] = {0, 0, 0};
+  for (const unit_case& u : units(preset, preset_name)) {
+    for (const data_set& d : data_sets(F)) {
+      for (std::size_t n : lengths) {
+        for (int rep = 0; rep < 3; ++rep) {
+          bits a(n), b(n);
+          for (std::size_t i = 0; i < n; ++i) {
+            a[i] = draw(F, g, d.kind, d.lo, d.hi);
+            b[i] = draw(F, g, d.kind, d.lo, d.hi);
+            if (d.cancel && i % 2 == 1) {
+              a[i] = a[i - 1] ^ F.sign_mask();
+              b[i] = b[i - 1];
+            }
+          }
+          for (lf::bits_t c : start_values(g)) {
+            const std::string set = d.name;
+            CAPTURE(u.name);
+            CAPTURE(set);
+            CAPTURE(n);
+            CAPTURE(c);
+            const outcome want = general(u.mu, F, a, b, c);
+            ++compared;
+            lf::status rst{};
+            const outcome runtime{lf::dot(u.mu, F, a, F, b, c, rst), rst};
+            CHECK(runtime == want);
+            // (the typed entry converts c to binary32 first, which quiets a signaling NaN: with no
+            // products to add, that is the one difference)
+            if (n > 0 || (c & 0x7FFFFFFF) <= 0x7F800000) CHECK(typed_dot<F>(u.mu, a, b, c) == want);
+            if (u.mu.final_rounding != lf::rounding::nearest_even) continue;  // (the caller checks the rounding)
+            std::uint32_t r = 0;
+            lf::status st{};
+            const bool fast = lf::detail::pairwise_f32_nearest<lf::format{}>(
+                F, u.mu.block_size, u.mu.input_subnormals == lf::subnormal_handling::flush,
+                u.mu.output_subnormals == lf::subnormal_handling::flush, lf::detail::span_get{a},
+                lf::detail::span_get{b}, n, static_cast<std::uint32_t>(c), r, st);
+            if (fast) {
+              ++taken;
+              CHECK(outcome{r, st} == want);
+              for (int k = 0; k < 3; ++k) reached[k] += lf::has(want.st, flag[k]) ? 1 : 0;
+            }
+            // It must not decline for finite data on a unit it takes (or it proves nothing).
+            bool finite = (c & 0x7F800000) != 0x7F800000;
+            for (std::size_t i = 0; i < n; ++i)
+              finite = finite && (a[i] & F.exponent_mask()) != F.exponent_mask() &&
+                       (b[i] & F.exponent_mask()) != F.exponent_mask();
+            if (lf::detail::dot_fast_built && u.fast && finite && n > 0) CHECK(fast);
+            if (!u.fast) CHECK_FALSE(fast);
+          }
+        }
+      }
+    }
+  }
+  MESSAGE(std::string(preset_name) << ": " << compared << " dot products compared, " << taken
+                                    << " taken by the hardware path, of which " << reached[0] << " underflow, "
+                                    << reached[1] << " overflow, " << reached[2] << " invalid");
+  if (lf::detail::dot_fast_built) {
+    CHECK(taken > compared / 4);
+    // bfloat16 products leave binary32's range. Binary16 ones cannot (every partial sum is a
+    // multiple of 2^-149 below 2^103 in magnitude, or c itself), so there these stay 0.
+    if (F == lf::bfloat16) {
+      CHECK(reached[0] > 0);
+      CHECK(reached[1] > 0);
+      CHECK(reached[2] > 0);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("pairwise fast path: binary16 units give the general path's bits and flags") {
+  check_format<lf::binary16>(lf::matrix_units::cdna1_pairwise_fp16, "cdna1_pairwise_fp16", 1);
+  check_format<lf::binary16>(lf::matrix_units::cdna2_fp16, "cdna2_fp16", 2);
+}
+
+TEST_CASE("pairwise fast path: bfloat16 units give the general path's bits and flags") {
+  check_format<lf::bfloat16>(lf::matrix_units::cdna1_pairwise_bf16, "cdna1_pairwise_bf16", 3);
+  check_format<lf::bfloat16>(lf::matrix_units::cdna2_bf16, "cdna2_bf16", 4);
+}
+
+TEST_CASE("pairwise fast path: the flush cases the data must reach") {
+  // A bfloat16 product that is a binary32 subnormal, exactly (-2^-70 * 2^-70 = -2^-140): cdna2
+  // flushes it to -0 with underflow and inexact, and -0 + +0 is +0; cdna1 keeps it, exactly (no flag).
+  const bits a{0x1C80 | 0x8000, 0x3F80}, b{0x1C80, 0x0000};  // -2^-70 * 2^-70, 1 * 0
+  const outcome flushed = general(lf::matrix_units::cdna2_bf16, lf::bfloat16, a, b, 0);
+  CHECK(flushed == outcome{0x00000000, lf::status::underflow | lf::status::inexact});
+  const outcome kept = general(lf::matrix_units::cdna1_pairwise_bf16, lf::bfloat16, a, b, 0);
+  CHECK(kept == outcome{0x80000000u | (1u << (149 - 140)), lf::status{}});
+  for (const auto& mu : {lf::matrix_units::cdna2_bf16, lf::matrix_units::cdna1_pairwise_bf16}) {
+    std::uint32_t r = 0;
+    lf::status st{};
+    REQUIRE(lf::detail::pairwise_f32_nearest<lf::format{}>(lf::bfloat16, mu.block_size,
+                                                            mu.input_subnormals == lf::subnormal_handling::flush,
+                                                            mu.output_subnormals == lf::subnormal_handling::flush,
+                                                            lf::detail::span_get{a}, lf::detail::span_get{b}, 2, 0, r,
+                                                            st) == lf::detail::dot_fast_built);
+    if (lf::detail::dot_fast_built) CHECK(outcome{r, st} == general(mu, lf::bfloat16, a, b, 0));
+  }
+}
+
+#if defined(LIBFLOAT_DOT_FAST_X86)
+TEST_CASE("pairwise fast path: the caller's MXCSR decides, and is restored with its flags") {
+  std::mt19937_64 g(9);
+  bits a(100), b(100);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = draw(lf::bfloat16, g, 1, 120, 134), b[i] = draw(lf::bfloat16, g, 1, 120, 134);
+  const lf::matrix_unit& mu = lf::matrix_units::cdna2_bf16;
+  const outcome want = general(mu, lf::bfloat16, a, b, 0);
+  REQUIRE(lf::has(want.st, lf::status::inexact));
+  const unsigned saved = _mm_getcsr();
+  struct setting {
+    const char* name;
+    unsigned csr;
+    bool fast;
+  };
+  const setting settings[] = {
+      {"default", 0x1F80, true},
+      {"default with sticky IE, DE, PE set", 0x1F80 | 0x01 | 0x02 | 0x20, true},
+      {"round toward zero", 0x1F80 | 0x6000, false},
+      {"round upward", 0x1F80 | 0x4000, false},
+      {"FTZ", 0x1F80 | 0x8000, false},
+      {"DAZ", 0x1F80 | 0x0040, false},
+      {"inexact unmasked", 0x1F80 & ~0x1000u, false},  // a hardware add would trap (SIGFPE)
+  };
+  for (const auto& s : settings) {
+    CAPTURE(s.name);
+    _mm_setcsr(s.csr);
+    // Integer code only between the two MXCSR writes: the library's general path is integer arithmetic.
+    lf::status rst{};
+    const outcome runtime{lf::dot(mu, lf::bfloat16, a, lf::bfloat16, b, 0, rst), rst};
+    std::uint32_t r = 0;
+    lf::status st{};
+    const bool fast = lf::detail::pairwise_f32_nearest<lf::format{}>(lf::bfloat16, 4, true, true, lf::detail::span_get{a},
+                                                                      lf::detail::span_get{b}, a.size(), 0, r, st);
+    const unsigned after = _mm_getcsr();
+    _mm_setcsr(saved);
+    CHECK(after == s.csr);
+    CHECK(fast == s.fast);
+    CHECK(runtime == want);
+  }
+}
+#endif
