@@ -192,6 +192,51 @@ bits_t late_block(const matrix_unit& mu, const operand<A>& a, const operand<B>& 
   return convert(fo, kept, r, env{}, ignored);
 }
 
+/// alignment_rounding::exact, one block with finite operands and some nonzero term (z: c
+/// unpacked): the exact sum of the products and c on the grid of the lowest term's last bit, in an
+/// __int128, rounded once by round_pack to the kept format (its bits; rs its flags), or nothing when
+/// the terms' bits span more than that holds (or the block has more than 32 products): the caller
+/// then sums in an exact_accumulator. An exact zero sum gives +0 and no flag.
+template <class A, class B>
+std::optional<bits_t> exact_window_block(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
+                                         std::size_t first, std::size_t n, const unpacked& z, const env& final_env,
+                                         status& rs) {
+  struct term {
+    bool negative;
+    int exp;
+    u128 sig;
+  };
+  constexpr std::size_t most = 32;
+  if (n >= most) return std::nullopt;
+  const bool daz = mu.input_subnormals == subnormal_handling::flush;
+  std::array<term, most> t;
+  std::size_t k = 0;
+  int lo = 0, hi = 0;
+  auto take = [&](bool negative, u128 sig, int exp) {
+    const int top = exp + bit_width(sig);
+    lo = k == 0 || exp < lo ? exp : lo;
+    hi = k == 0 || top > hi ? top : hi;
+    t[k++] = {negative, exp, sig};
+  };
+  for (std::size_t i = first; i < first + n; ++i) {
+    const unpacked x = unpack(a.fmt, a.get(i), daz), y = unpack(b.fmt, b.get(i), daz);
+    if (x.kind == kind::zero || y.kind == kind::zero) continue;
+    take(x.negative != y.negative, u128{x.sig} * y.sig, x.exp + y.exp);
+  }
+  if (z.kind == kind::finite) take(z.negative, u128{z.sig}, z.exp);
+  // Each term is below 2^(hi - lo) on the grid 2^lo, so |sum| < k 2^(hi - lo) <= 2^126.
+  if (k == 0 || hi - lo + bit_width(u128{k}) > 126) return std::nullopt;
+  __extension__ typedef __int128 i128;
+  i128 sum = 0;
+  for (std::size_t j = 0; j < k; ++j) {
+    const auto v = static_cast<i128>(t[j].sig << (t[j].exp - lo));
+    sum += t[j].negative ? -v : v;
+  }
+  if (sum == 0) return zero_bits(mu.output, false);
+  const bool neg = sum < 0;
+  return round_pack(unit_kept_format(mu), neg, lo, static_cast<u128>(neg ? -sum : sum), false, final_env, rs);
+}
+
 /// One block: d = sum_{i in [first, first + n)} a_i b_i + c (c and d in mu.output), steps 1-5.
 /// The general path: any formats and parameters (block_fma_fast, fast/matrix_block.hpp, is the same
 /// computation for the common cases; tests/fast/test_matrix_unit_fast.cpp compares the two).
@@ -265,16 +310,20 @@ bits_t block_fma_general(const matrix_unit& mu, const operand<A>& a, const opera
   status rs{};
   bits_t r;
   if (mu.alignment == alignment_rounding::exact) {
-    // No alignment loss: the exact block sum, rounded once.
-    exact_accumulator acc;
-    for (std::size_t i = first; i < first + n; ++i) {
-      const bits_t ab = a.get(i), bb = b.get(i);
-      if (daz && (unpack(a.fmt, ab, true).kind == kind::zero || unpack(b.fmt, bb, true).kind == kind::zero)) continue;
-      acc.add_product(a.fmt, ab, b.fmt, bb);
+    // No alignment loss: the exact block sum, rounded once, by the core either way.
+    if (const std::optional<bits_t> w = exact_window_block(mu, a, b, first, n, z, final_env, rs)) {
+      r = *w;
+    } else {
+      exact_accumulator acc;
+      for (std::size_t i = first; i < first + n; ++i) {
+        const bits_t ab = a.get(i), bb = b.get(i);
+        if (daz && (unpack(a.fmt, ab, true).kind == kind::zero || unpack(b.fmt, bb, true).kind == kind::zero)) continue;
+        acc.add_product(a.fmt, ab, b.fmt, bb);
+      }
+      if (z.kind == kind::finite) acc.add(fo, c);
+      if (acc.is_zero()) return zero_bits(fo, false);
+      r = acc.round_to(kept, final_env, rs);
     }
-    if (z.kind == kind::finite) acc.add(fo, c);
-    if (acc.is_zero()) return zero_bits(fo, false);
-    r = acc.round_to(kept, final_env, rs);
   } else {
     // Pass 2: cut every term onto the grid 2^g (step 3) and sum exactly (step 4). A term
     // sig * 2^exp with exp < g loses its bits below 2^g: round_shift decides (toward zero in
