@@ -20,6 +20,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/mxcsr_settings.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -240,21 +242,7 @@ TEST_CASE("pairwise fast path: the caller's MXCSR decides, and is restored with 
   const outcome want = general(mu, lf::bfloat16, a, b, 0);
   REQUIRE(lf::has(want.st, lf::status::inexact));
   const unsigned saved = _mm_getcsr();
-  struct setting {
-    const char* name;
-    unsigned csr;
-    bool fast;
-  };
-  const setting settings[] = {
-      {"default", 0x1F80, true},
-      {"default with sticky IE, DE, PE set", 0x1F80 | 0x01 | 0x02 | 0x20, true},
-      {"round toward zero", 0x1F80 | 0x6000, false},
-      {"round upward", 0x1F80 | 0x4000, false},
-      {"FTZ", 0x1F80 | 0x8000, false},
-      {"DAZ", 0x1F80 | 0x0040, false},
-      {"inexact unmasked", 0x1F80 & ~0x1000u, false},  // a hardware add would trap (SIGFPE)
-  };
-  for (const auto& s : settings) {
+  for (const auto& s : test_support::mxcsr_settings) {
     CAPTURE(s.name);
     _mm_setcsr(s.csr);
     // Integer code only between the two MXCSR writes: the library's general path is integer arithmetic.

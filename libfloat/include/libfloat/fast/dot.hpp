@@ -81,6 +81,17 @@ inline constexpr bool dot_fast_built =
     false;
 #endif
 
+/// MXCSR's sticky flags (bits 0-5: IE DE ZE OE UE PE) as status: invalid, overflow, underflow,
+/// inexact (DE is not an IEEE flag; ZE cannot arise in a sum of products).
+constexpr status mxcsr_flags(unsigned raised) {
+  status s{};
+  if (raised & 0x20u) s |= status::inexact;
+  if (raised & 0x10u) s |= status::underflow;
+  if (raised & 0x08u) s |= status::overflow;
+  if (raised & 0x01u) s |= status::invalid;
+  return s;
+}
+
 /// The input formats the hardware path reads: binary16, OCP E5M2 and OCP E4M3. For each, every
 /// value is a binary32 value and the product of two values is exact in binary32 (at most 2 x 11
 /// significant bits; nonzero magnitudes within [2^-48, 2^32) for binary16, [2^-32, 2^32) for
@@ -148,11 +159,7 @@ bool dot_f32_nearest_kernel(A a, B b, std::size_t n, std::uint32_t init, std::ui
   const unsigned raised = _mm_getcsr();
   _mm_setcsr(caller);
   if (nonfinite & sign_bit) return false;  // an infinity or NaN among the inputs
-  status s{};
-  if (raised & 0x20u) s |= status::inexact;
-  if (raised & 0x10u) s |= status::underflow;
-  if (raised & 0x08u) s |= status::overflow;
-  st = s;
+  st = mxcsr_flags(raised);  // (IE cannot be raised: the inputs are finite and the products exact)
   out = std::bit_cast<std::uint32_t>(acc);
   return true;
 #else

@@ -161,11 +161,7 @@ bool pairwise_f32_kernel(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t
   const unsigned raised = _mm_getcsr();
   _mm_setcsr(caller);
   if (nonfinite & 0x8000u) return false;  // an infinity or NaN among the inputs
-  status s{};
-  if (raised & 0x20u) s |= status::inexact;
-  if (raised & 0x10u) s |= status::underflow;
-  if (raised & 0x08u) s |= status::overflow;
-  if (raised & 0x01u) s |= status::invalid;
+  status s = mxcsr_flags(raised);
   if (flushed) s |= status::underflow | status::inexact;
   st = s;
   static_assert(binary32.default_nan_bits() == 0xFFC00000u);  // x86's (file comment, 6)
