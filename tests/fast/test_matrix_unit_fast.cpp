@@ -2,7 +2,8 @@
 // terms) against the general path it stands in for (detail::block_chain_general: unpack(), 128-bit
 // terms, round_shift per term): the same result bits and the same status on random data, for every
 // preset and variants (input and output subnormal flush, floor alignment, nearest-even final
-// rounding, block sizes 4/8/16/32, other kept widths), every input format the fast path takes, chain
+// rounding, block sizes 4/8/16/32, N = 4 at alignment widths on either side of the bound of the two
+// blocks per vector of 32-bit lanes, other kept widths), every input format the fast path takes, chain
 // lengths 0, 1, around and between the block sizes and past one DeepSeek promotion interval (128).
 // Three ways into the fast path are checked: the typed lf::dot, the run-time-format lf::dot
 // (named-format dispatch) and block_chain_fast itself (which takes no fallback by dispatch, only
@@ -195,6 +196,11 @@ std::vector<std::pair<std::string, lf::matrix_unit>> units() {
     u.block_size = 16;
     u.alignment_bits = 0;
   });
+  // N = 4 on 32-bit lanes, two blocks per vector (short_pairs), with nearest even and at the lanes'
+  // bound (pa + pb + L + 2 = 31 at F = 27); one bit past it, N = 4 on 64-bit lanes.
+  variant("volta_fp16", "nearest even", [](lf::matrix_unit& u) { u.final_rounding = lf::rounding::nearest_even; });
+  variant("volta_fp16", "F = 27", [](lf::matrix_unit& u) { u.alignment_bits = 27; });
+  variant("volta_fp16", "F = 28", [](lf::matrix_unit& u) { u.alignment_bits = 28; });
   variant("volta_fp16", "N = 32, F = 48", [](lf::matrix_unit& u) {
     u.block_size = 32;
     u.alignment_bits = 48;

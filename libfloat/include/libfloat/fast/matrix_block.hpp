@@ -7,7 +7,7 @@
 // (tests/fast/test_matrix_unit_fast.cpp), compares block_chain_fast and the lf::dot entries that
 // reach it (typed and run-time formats) with block_chain_general, bits and flags, on this random +
 // edge domain: every block-FMA and FP8-promotion preset plus variants (input / output flush, floor
-// alignment, nearest-even / upward / downward final rounding, N = 8, 16, 32, F = 0, 20, 48, input
+// alignment, nearest-even / upward / downward final rounding, N = 8, 16, 32, F = 0, 20, 27, 28, 48, input
 // rounding nearest even / upward / toward zero, promotion interval 40); input pairs binary16,
 // bfloat16, tf32, E4M3, E5M2, E4M3 x E5M2, E5M2 x E4M3 and binary32 (converted first); chain lengths
 // 0, 1, 2, 3, 5, 8, 31, 33, 130; per length twelve data sets (any encoding, finite over the whole
@@ -61,7 +61,8 @@
 // range rounded in place (see there); whole blocks of 4 to 32 terms unrolled, and those of 8 to 32
 // on 8 lanes of 32 bits per vector where every term and the block's sum fit them (mb_narrow_ok:
 // pa + pb + L + log2(N) <= 31; among the presets, the fp16, bf16 and tf32 units with N = 8 or 16 and
-// the FP8 units with F = 13).
+// the FP8 units with F = 13); blocks of 4 that fit them two per vector (short_pairs: volta_fp16,
+// ampere_tf32, ada_tf32).
 #pragma once
 
 #include <array>
@@ -610,6 +611,66 @@ template <format FA, format FB, format K, int M>
   return block_fast_finish<FA, FB, K, M, false>(pmax, pc, z, products, dropped, ch, st);
 }
 
+/// The end of a block of block_chain_short_avx2: c's term added to `sum`, the products' terms cut
+/// on the grid of pmax = max(Pmax, c's pc) (dropped: whether they lost bits), and the sum rounded
+/// (step 5) into c. A result in binary32's normal range is rounded here: normalised by its
+/// leading-zero count, p bits kept, nearest even from the round bit and the bits below; zero and a
+/// result outside that range go to short_finish (round_pack) with the same sum.
+/// (The unit's parameters short_round uses, copied once per chain into locals, which the calls out
+/// of line cannot change: the loops keep them in registers.)
+struct short_params {
+  int Lc;
+  int c_base;      ///< c's right shift: pmax + c_base - pc
+  int exp_base;    ///< the result's exponent: pmax + exp_base - lz
+  int keep_shift;  ///< kept bits -> the scaled significand
+};
+
+template <format K>
+constexpr short_params make_short_params(const fast_chain& ch) {
+  return {ch.Lc, binary32.fraction_bits() - ch.F + ch.Lc, 63 - ch.F, binary32.precision - K.precision + ch.Lc};
+}
+
+template <format FA, format FB, format K, int M>
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2_BMI inline void short_round(short_acc& c, int pmax, std::int64_t sum,
+                                                                  std::uint64_t dropped, std::uint64_t& inexact,
+                                                                  const short_params k, const fast_chain& ch,
+                                                                  status& st) {
+  constexpr int bias_ab = FA.bias() + FB.bias();
+  constexpr int p = K.precision;
+  constexpr int emin = binary32.emin(), emax = binary32.emax();
+  const int Lc = k.Lc, c_base = k.c_base, exp_base = k.exp_base, keep_shift = k.keep_shift;
+  const std::int64_t products = sum;
+  {  // c's term, as block_fast_finish (r >= 0: pc <= pmax and fo + Lc >= F)
+    const int r = pmax + c_base - c.pc;
+    const auto rr = static_cast<unsigned>(r < 63 ? r : 63);
+    const std::uint64_t k = c.sig >> rr;
+    dropped |= c.sig ^ (k << rr);
+    sum += static_cast<std::int64_t>((k ^ (0 - c.neg)) + c.neg);
+  }
+  // Step 5 for a normal result: |sum| * 2^(pmax - bias_ab - F) normalised, p bits kept.
+  const auto sm = static_cast<std::uint64_t>(sum >> 63);  // all ones for a negative sum
+  const std::uint64_t mag = (static_cast<std::uint64_t>(sum) ^ sm) - sm;  // (no branch: the sign is random)
+  const int lz = std::countl_zero(mag | 1);  // (mag == 0 is handled below)
+  const std::uint64_t norm = mag << lz;
+  std::uint64_t kept = norm >> (64 - p);
+  const std::uint64_t below = norm << p;  // the bits below the kept ones, left-aligned
+  int pr = pmax + exp_base - lz;          // the result's exponent in the products' frame
+  if constexpr (M == static_cast<int>(rounding::nearest_even)) {
+    kept += (below >> 63) & ((below << 1 != 0) | (kept & 1));
+    const std::uint64_t carry = kept >> p;
+    kept >>= carry;
+    pr += static_cast<int>(carry);
+  }
+  if (mag == 0 || static_cast<unsigned>(pr - bias_ab - emin) > static_cast<unsigned>(emax - emin)) [[unlikely]] {
+    c = short_decode<bias_ab>(short_finish<FA, FB, K, M>(pmax, c.sig, c.neg, c.pc, products, dropped, ch, st), Lc);
+    return;
+  }
+  inexact |= dropped | below;
+  c.sig = kept << keep_shift;
+  c.neg = sm & 1;
+  c.pc = pr;
+}
+
 /// The blocks of block_chain_short_avx2 from first + s on: whole blocks of N = 4 NV terms while
 /// NV > 0 (the vectors unrolled), else every block to n (the last one may be short). The unit's
 /// parameters are copied to locals, which the calls out of line cannot change.
@@ -620,14 +681,10 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
                                                  status& st) {
   constexpr int fab = FA.fraction_bits() + FB.fraction_bits();
   constexpr int bias_ab = FA.bias() + FB.bias();
-  constexpr int p = K.precision, fo = binary32.fraction_bits();
-  constexpr int emin = binary32.emin(), emax = binary32.emax();
   const auto N = static_cast<std::size_t>(mu.block_size);
   const int L = ch.L, Lc = ch.Lc;
   const int cut_base = fab - ch.F + L;      // a product's right shift: pmax + cut_base - P
-  const int c_base = fo - ch.F + Lc;        // c's: pmax + c_base - pc
-  const int exp_base = 63 - ch.F;           // the result's exponent: pmax + exp_base - lz
-  const int keep_shift = binary32.precision - p + Lc;  // kept bits -> the scaled significand
+  const short_params kp = make_short_params<K>(ch);
   const A ga = a.get;  // (locals: the loop keeps them in registers)
   const B gb = b.get;
   short_acc c = io;
@@ -653,36 +710,94 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
       sum = Narrow ? mb_cut_block_narrow<NV / 2>(t, pmax + cut_base, dropped)
                    : mb_cut_block<NV>(t, pmax + cut_base, false, dropped);
     }
-    const std::int64_t products = sum;
-    {  // c's term, as block_fast_finish (r >= 0: pc <= pmax and fo + Lc >= F)
-      const int r = pmax + c_base - c.pc;
-      const auto rr = static_cast<unsigned>(r < 63 ? r : 63);
-      const std::uint64_t k = c.sig >> rr;
-      dropped |= c.sig ^ (k << rr);
-      sum += static_cast<std::int64_t>((k ^ (0 - c.neg)) + c.neg);
-    }
-    // Step 5 for a normal result: |sum| * 2^(pmax - bias_ab - F) normalised, p bits kept.
-    const auto sm = static_cast<std::uint64_t>(sum >> 63);  // all ones for a negative sum
-    const std::uint64_t mag = (static_cast<std::uint64_t>(sum) ^ sm) - sm;  // (no branch: the sign is random)
-    const int lz = std::countl_zero(mag | 1);  // (mag == 0 is handled below)
-    const std::uint64_t norm = mag << lz;
-    std::uint64_t kept = norm >> (64 - p);
-    const std::uint64_t below = norm << p;  // the bits below the kept ones, left-aligned
-    int pr = pmax + exp_base - lz;          // the result's exponent in the products' frame
-    if constexpr (M == static_cast<int>(rounding::nearest_even)) {
-      kept += (below >> 63) & ((below << 1 != 0) | (kept & 1));
-      const std::uint64_t carry = kept >> p;
-      kept >>= carry;
-      pr += static_cast<int>(carry);
-    }
-    if (mag == 0 || static_cast<unsigned>(pr - bias_ab - emin) > static_cast<unsigned>(emax - emin)) [[unlikely]] {
-      c = short_decode<bias_ab>(short_finish<FA, FB, K, M>(pmax, c.sig, c.neg, c.pc, products, dropped, ch, st), Lc);
+    short_round<FA, FB, K, M>(c, pmax, sum, dropped, inexact, kp, ch, st);
+  }
+  io = c;
+  guess_io = guess;
+  inexact_io = inexact;
+  return s;
+}
+
+/// mb_cut_block_narrow for the two blocks of 4 terms of mb_load_block_narrow<.., 1>'s vector (block k
+/// in 128-bit half k, cut on the grid whose products' shift is base[k] - P): each half's sum (in-lane
+/// shuffles) and whether its terms lost bits.
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline void mb_cut_halves(const mb_block_terms& t, __m256i base,
+                                                                std::int64_t (&sum)[2], std::uint64_t (&dropped)[2]) {
+  const __m256i r = _mm256_sub_epi32(base, t.pe[0]);
+  const __m256i q = _mm256_srlv_epi32(t.sig[0], r);
+  const __m256i kept = _mm256_cmpeq_epi32(t.sig[0], _mm256_sllv_epi32(q, r));  // all ones: nothing dropped
+  __m256i v = _mm256_sub_epi32(_mm256_xor_si256(q, t.neg[0]), t.neg[0]);
+  v = _mm256_add_epi32(v, _mm256_shuffle_epi32(v, 0x4E));
+  v = _mm256_add_epi32(v, _mm256_shuffle_epi32(v, 0xB1));
+  sum[0] = _mm256_cvtsi256_si32(v);
+  sum[1] = _mm256_extract_epi32(v, 4);
+  const int all = _mm256_movemask_ps(_mm256_castsi256_ps(kept));
+  dropped[0] = (all & 0xF) != 0xF;
+  dropped[1] = (all >> 4) != 0xF;
+}
+
+/// Whole blocks of 4 terms two at a time, for block_chain_short_avx2 where mb_narrow_ok(pa, pb, L, 4)
+/// (volta_fp16, ampere_tf32, ada_tf32): the 8 terms of two consecutive blocks on one vector of 8
+/// lanes of 32 bits (mb_load_block_narrow), the first block in the low 128 bits; each half's largest
+/// product exponent, its cut on the grid of max(that, guess) and its sum (mb_cut_halves), so that the
+/// two blocks share the loads, the decoding and the cut. Then, block by block, what short_blocks does:
+/// the cut again (that block's half) when c's real exponent decides another grid, and short_round.
+/// A pair with a zero, subnormal or special operand is the portable block's, block by block; so is a
+/// block reached with c neither zero nor normal.
+template <format FA, format FB, format K, int M, class A, class B>
+LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
+                                                  std::size_t first, std::size_t s, std::size_t n, short_acc& io,
+                                                  int& guess_io, std::uint64_t& inexact_io, const fast_chain& ch,
+                                                  status& st) {
+  constexpr int fab = FA.fraction_bits() + FB.fraction_bits();
+  constexpr int bias_ab = FA.bias() + FB.bias();
+  const int L = ch.L, Lc = ch.Lc;
+  const int cut_base = fab - ch.F + L;  // a product's right shift: pmax + cut_base - P
+  const __m256i vcut_base = _mm256_set1_epi32(cut_base);
+  const short_params kp = make_short_params<K>(ch);
+  const A ga = a.get;  // (locals: the loop keeps them in registers)
+  const B gb = b.get;
+  short_acc c = io;
+  int guess = guess_io;
+  std::uint64_t inexact = inexact_io;
+  for (; n - s >= 8; s += 8) {
+    const std::size_t f0 = first + s;
+    mb_block_terms t;
+    mb_load_block_narrow<FA, FB, 1>(t, ga, gb, f0, L);
+    if (t.slow) [[unlikely]] {
+      for (std::size_t k = 0; k < 8; k += 4)
+        c = short_decode<bias_ab>(
+            short_block_portable<FA, FB, K, M>(mu, a, b, f0 + k, 4, short_encode<bias_ab>(c, Lc), ch, st), Lc);
       continue;
     }
-    inexact |= dropped | below;
-    c.sig = kept << keep_shift;
-    c.neg = sm & 1;
-    c.pc = pr;
+    __m256i hmax = _mm256_max_epi32(t.pe[0], _mm256_shuffle_epi32(t.pe[0], 0x4E));  // each half's largest
+    hmax = _mm256_max_epi32(hmax, _mm256_shuffle_epi32(hmax, 0xB1));               // in all its lanes
+    const int pm[2] = {_mm256_cvtsi256_si32(hmax), _mm256_extract_epi32(hmax, 4)};
+    const int cut_guess = guess;
+    std::int64_t sums[2];
+    std::uint64_t drops[2];
+    mb_cut_halves(t, _mm256_add_epi32(_mm256_max_epi32(hmax, _mm256_set1_epi32(cut_guess)), vcut_base), sums, drops);
+#pragma GCC unroll 2
+    for (int k = 0; k < 2; ++k) {
+      if (c.pc == short_other) [[unlikely]] {
+        c = short_decode<bias_ab>(
+            short_block_portable<FA, FB, K, M>(mu, a, b, f0 + 4 * k, 4, short_encode<bias_ab>(c, Lc), ch, st), Lc);
+        continue;
+      }
+      int pmax = pm[k] > cut_guess ? pm[k] : cut_guess;
+      std::int64_t sum = sums[k];
+      std::uint64_t dropped = drops[k];
+      if (const int real = pm[k] > c.pc ? pm[k] : c.pc; real != pmax) [[unlikely]] {
+        guess = c.pc;
+        pmax = real;
+        std::int64_t rsums[2];
+        std::uint64_t rdrops[2];
+        mb_cut_halves(t, _mm256_set1_epi32(pmax + cut_base), rsums, rdrops);
+        sum = rsums[k];
+        dropped = rdrops[k];
+      }
+      short_round<FA, FB, K, M>(c, pmax, sum, dropped, inexact, kp, ch, st);
+    }
   }
   io = c;
   guess_io = guess;
@@ -704,7 +819,8 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
 ///    done here: normalised by its leading-zero count, p bits kept, nearest even from the round
 ///    bit and the bits below; zero and a result outside that range (subnormal, overflow, a carry
 ///    out of emax) are block_fast_finish's (round_pack) from the same sum.
-///  - Whole blocks of 4, 8, 16 and 32 terms have their vectors unrolled.
+///  - Whole blocks of 4, 8, 16 and 32 terms have their vectors unrolled; blocks of 4 on 32-bit
+///    lanes go two per vector (short_pairs).
 template <format FA, format FB, format K, int M, class A, class B>
 LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
                                                std::size_t first, std::size_t n, bits_t c, const fast_chain& ch,
@@ -726,7 +842,11 @@ LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const 
     return short_blocks<FA, FB, K, M, NV, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
   };
   switch (N) {
-    case 4: s = whole.template operator()<1>(); break;
+    case 4:
+      if (mb_narrow_ok(FA.precision, FB.precision, ch.L, N))
+        s = short_pairs<FA, FB, K, M>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+      s = whole.template operator()<1>();
+      break;
     case 8: s = whole.template operator()<2>(); break;
     case 16: s = whole.template operator()<4>(); break;
     case 32: s = whole.template operator()<8>(); break;
