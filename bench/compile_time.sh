@@ -5,6 +5,8 @@
 # beside it:
 #   iostream           bench/compile_time/iostream_program.cpp: the baseline
 #   umbrella           the same plus #include <libfloat/libfloat.hpp> (unused): the cost of the include
+#   typed              bench/compile_time/typed_program.cpp: the baseline plus <libfloat/core/fp.hpp>
+#                      (lf::fp16 / lf::bf16 arithmetic), without the span and run-time-format API
 #   readme             the README's "Library example"
 #   models header-only bench/compile_time/models_program.cpp (run-time-format lf::add, a dot under an
 #                      accumulation model, a matrix-unit dot), header-only (libfloat::libfloat)
@@ -82,14 +84,16 @@ echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 ct=bench/compile_time
 measure iostream "$ct/iostream_program.cpp"
 measure umbrella "$ct/umbrella_program.cpp"
+measure typed "$ct/typed_program.cpp"
 measure readme "$scratch/readme_program.cpp"
 measure "models header-only" "$ct/models_program.cpp"
 measure "models + runtime" "$ct/models_program.cpp" -DLIBFLOAT_SEPARATE_RUNTIME "$runtime_lib"
 echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-awk -v io="${wall[iostream]}" -v u="${wall[umbrella]}" -v r="${wall[readme]}" \
+awk -v io="${wall[iostream]}" -v u="${wall[umbrella]}" -v t="${wall[typed]}" -v r="${wall[readme]}" \
     -v h="${wall[models header-only]}" -v m="${wall[models + runtime]}" 'BEGIN {
   printf "umbrella - iostream    %+6.2f s   (target <= +1.0 s)\n", u - io
+  printf "typed - iostream       %+6.2f s   (for information)\n", t - io
   printf "readme                 %6.2f s   (target <= 2.5 s)\n", r
   printf "models + runtime       %6.2f s   (target <= 4 s; header-only %.2f s, %.1fx)\n", m, h, h / m
 }'

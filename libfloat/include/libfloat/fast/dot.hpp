@@ -67,7 +67,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__SSE_MATH__) && \
     !defined(__FAST_MATH__) && !defined(LIBFLOAT_DOT_FAST_DISABLE)
 #define LIBFLOAT_DOT_FAST_X86 1
-#include <immintrin.h>
+#include <xmmintrin.h>  // _mm_getcsr, _mm_setcsr (this file and fast/pairwise_dot.hpp need no more)
 #endif
 
 namespace lf::detail {
