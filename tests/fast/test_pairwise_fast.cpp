@@ -7,7 +7,9 @@
 // block sizes the path takes (2, 4, 8) and the other flush setting; plus units it must decline
 // (block size 3 and 16, inputs flushed without the outputs, toward-zero rounding), which must still
 // give the general path's result. Entries: detail::pairwise_f32_nearest itself (it must not
-// decline on finite data), the run-time-format lf::dot and the typed lf::dot.
+// decline on finite data), also instantiated with the typed entry's getters and compiled in this
+// test (at -O3, as a header-only program compiles it: the entries themselves may come from
+// libfloat::runtime, compiled with its own flags), the run-time-format lf::dot and the typed lf::dot.
 //
 // Data, binary16 and bfloat16: random encodings of every kind (infinities and NaNs at their natural
 // rate: the path declines and the general path answers), finite values over the whole exponent
@@ -173,6 +175,25 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
               ++taken;
               CHECK(outcome{r, st} == want);
               for (int k = 0; k < 3; ++k) reached[k] += lf::has(want.st, flag[k]) ? 1 : 0;
+            }
+            {  // the kernel as the typed lf::dot instantiates it (typed getters on fp<F> arrays), compiled
+               // here, at this test's optimization level: a program that uses the library header-only
+               // compiles this, while the typed lf::dot above may come from libfloat::runtime
+              std::vector<lf::fp<F>> ta, tb;
+              for (std::size_t i = 0; i < n; ++i) {
+                ta.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(a[i])));
+                tb.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(b[i])));
+              }
+              std::uint32_t tr = 0;
+              lf::status tst{};
+              const bool typed_fast = lf::detail::pairwise_f32_nearest<F>(
+                  F, u.mu.block_size, u.mu.input_subnormals == lf::subnormal_handling::flush,
+                  u.mu.output_subnormals == lf::subnormal_handling::flush,
+                  lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{ta.data()}),
+                  lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{tb.data()}), n,
+                  static_cast<std::uint32_t>(c), tr, tst);
+              CHECK(typed_fast == fast);
+              if (typed_fast) CHECK(outcome{tr, tst} == want);
             }
             // It must not decline for finite data on a unit it takes (or it proves nothing).
             bool finite = (c & 0x7F800000) != 0x7F800000;

@@ -43,6 +43,12 @@
 //  7. Order. The flags are cleared, then a compiler barrier with a memory clobber: the operand loads
 //     and so every product come after it. The accumulator passes through an empty `asm volatile`
 //     before the flags are read, and it depends on every product.
+//  8. No other multiplication. The compiler's vectoriser may compute lanes that the source does not
+//     (GCC 12 at -O3 formed the remainder of a loop over m products from vectors part of whose
+//     lanes held the operands before their input flush, so a flushed bfloat16 subnormal times a
+//     normal raised underflow and inexact in MXCSR although every stored product was right). So
+//     the products are formed in loops of exactly 16, the last 16 from a copy of the remaining
+//     encodings padded with +0: no remainder, and a padding lane's +0 * +0 raises nothing.
 //
 // It declines when:
 //  - not x86-64 with SSE arithmetic for float, or built with -ffast-math (dot_fast_built false);
@@ -68,6 +74,10 @@ constexpr bool pairwise_fast_input(const format& f) { return f == binary16 || f 
 /// The block sizes it unrolls.
 constexpr bool pairwise_fast_block(int n) { return n == 2 || n == 4 || n == 8; }
 
+/// Whether the binary32 encoding b is a subnormal: its magnitude in [1, 2^23 - 1] (one compare, so
+/// that the products' loop vectorises).
+constexpr bool binary32_subnormal_bits(std::uint32_t b) { return ((b & 0x7FFFFFFFu) - 1u) < 0x007FFFFFu; }
+
 #if defined(LIBFLOAT_DOT_FAST_X86)
 /// x replaced by a zero of its sign when it is a binary32 subnormal (file comment, 3); `flushed`
 /// notes it. The branch is almost never taken, so it stays off the chain's dependencies.
@@ -75,7 +85,7 @@ template <bool FLUSH>
 [[gnu::always_inline]] inline float pairwise_fast_flush(float x, bool& flushed) {
   if constexpr (FLUSH) {
     const auto b = std::bit_cast<std::uint32_t>(x);
-    if (((b & 0x7FFFFFFFu) - 1u) < 0x007FFFFFu) [[unlikely]] {  // magnitude in [1, 2^23 - 1]: subnormal
+    if (binary32_subnormal_bits(b)) [[unlikely]] {
       flushed = true;
       return std::bit_cast<float>(b & 0x80000000u);
     }
@@ -107,14 +117,16 @@ bool pairwise_f32_kernel(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t
   constexpr std::uint32_t mag_mask = 0x7FFFu, min_normal = half ? 0x0400u : 0x0080u;
   constexpr std::uint32_t exp_mask = half ? 0x7C00u : 0x7F80u;
   // Products per pass: a multiple of N; formed first (independent, vectorised), then the blocks.
-  constexpr std::size_t chunk = 64;
-  static_assert(chunk % N == 0);
+  // They are formed in whole groups of `group`, the last one from a copy of the remaining encodings
+  // padded with +0 (file comment, 8), so that no vectorised loop has a remainder.
+  constexpr std::size_t chunk = 64, group = 16;
+  static_assert(chunk % N == 0 && chunk % group == 0);
   if (n == 0 || (c & 0x7F800000u) == 0x7F800000u) return false;  // (c infinite or NaN)
   const unsigned caller = _mm_getcsr();
   if ((caller & 0xFFC0u) != 0x1F80u) return false;  // not: nearest, every exception masked, no DAZ/FTZ
   bool flushed = false;
-  if (FTZ && (c & 0x7F800000u) == 0 && (c & 0x007FFFFFu) != 0) c = 0;  // a subnormal c reads as +0, no flag
-  alignas(64) float p[chunk];
+  if (FTZ && binary32_subnormal_bits(c)) c = 0;  // a subnormal c reads as +0, no flag
+  alignas(64) float p[chunk];  // (the last group ends at m rounded up to a multiple of group <= chunk)
   std::uint32_t nonfinite = 0;
   float acc = std::bit_cast<float>(c);
   _mm_setcsr(caller & ~0x3Fu);
@@ -122,33 +134,47 @@ bool pairwise_f32_kernel(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t
   for (std::size_t i0 = 0; i0 < n; i0 += chunk) {
     const std::size_t m = n - i0 < chunk ? n - i0 : chunk;
     std::uint32_t tiny = 0;  // FTZ: some product is a binary32 subnormal
-    for (std::size_t i = 0; i < m; ++i) {
-      auto x = static_cast<std::uint32_t>(a(i0 + i)) & 0xFFFFu, y = static_cast<std::uint32_t>(b(i0 + i)) & 0xFFFFu;
-      // Bit 15 of (x & exp_mask) + min_normal is set exactly when the exponent field is all ones
-      // (an infinity or a NaN); integer adds and ORs, so that the loop vectorises.
-      nonfinite |= ((x & exp_mask) + min_normal) | ((y & exp_mask) + min_normal);
-      if constexpr (DAZ) {  // a subnormal of F reads as +0 (a zero keeps its sign)
-        // (x & mag_mask) - 1 < min_normal - 1: a nonzero magnitude below the smallest normal; the
-        // result is a mask, so that the loop vectorises.
-        x &= 0u - static_cast<std::uint32_t>((x & mag_mask) - 1u >= min_normal - 1u);
-        y &= 0u - static_cast<std::uint32_t>((y & mag_mask) - 1u >= min_normal - 1u);
+    // The products of `group` operand pairs from ga(j0), gb(j0) on, into out (a constant trip count:
+    // whole vectors).
+    auto form = [&](const auto& ga, const auto& gb, std::size_t j0, float* out) __attribute__((always_inline)) {
+      for (std::size_t i = 0; i < group; ++i) {
+        auto x = static_cast<std::uint32_t>(ga(j0 + i)) & 0xFFFFu, y = static_cast<std::uint32_t>(gb(j0 + i)) & 0xFFFFu;
+        // Bit 15 of (x & exp_mask) + min_normal is set exactly when the exponent field is all ones
+        // (an infinity or a NaN); integer adds and ORs, so that the loop vectorises.
+        nonfinite |= ((x & exp_mask) + min_normal) | ((y & exp_mask) + min_normal);
+        if constexpr (DAZ) {  // a subnormal of F reads as +0 (a zero keeps its sign)
+          // (x & mag_mask) - 1 < min_normal - 1: a nonzero magnitude below the smallest normal; the
+          // result is a mask, so that the loop vectorises.
+          x &= 0u - static_cast<std::uint32_t>((x & mag_mask) - 1u >= min_normal - 1u);
+          y &= 0u - static_cast<std::uint32_t>((y & mag_mask) - 1u >= min_normal - 1u);
+        }
+        float fx, fy;
+        if constexpr (half) {
+          fx = dot_fast_magnitude<binary16>(x);
+          fy = dot_fast_magnitude<binary16>(y);
+        } else {
+          fx = std::bit_cast<float>(x << 16);
+          fy = std::bit_cast<float>(y << 16);
+        }
+        std::uint32_t q = std::bit_cast<std::uint32_t>(fx * fy);
+        if constexpr (half) q |= ((x ^ y) & 0x8000u) << 16;  // (the magnitudes' product is exact)
+        if constexpr (FTZ && !half) {  // (a binary16 product is never a binary32 subnormal)
+          const std::uint32_t sub = binary32_subnormal_bits(q);
+          tiny |= sub;
+          q &= (sub - 1u) | 0x80000000u;  // (a mask, as above: the sign alone when subnormal)
+        }
+        out[i] = std::bit_cast<float>(q);
       }
-      float fx, fy;
-      if constexpr (half) {
-        fx = dot_fast_magnitude<binary16>(x);
-        fy = dot_fast_magnitude<binary16>(y);
-      } else {
-        fx = std::bit_cast<float>(x << 16);
-        fy = std::bit_cast<float>(y << 16);
+    };
+    const std::size_t whole = m / group * group;
+    for (std::size_t g = 0; g < whole; g += group) form(a, b, i0 + g, p + g);
+    if (whole < m) {  // the last m - whole pairs, copied and padded with +0 to a whole group
+      std::uint16_t ra[group] = {}, rb[group] = {};
+      for (std::size_t i = 0; i < m - whole; ++i) {
+        ra[i] = static_cast<std::uint16_t>(a(i0 + whole + i));
+        rb[i] = static_cast<std::uint16_t>(b(i0 + whole + i));
       }
-      std::uint32_t q = std::bit_cast<std::uint32_t>(fx * fy);
-      if constexpr (half) q |= ((x ^ y) & 0x8000u) << 16;  // (the magnitudes' product is exact)
-      if constexpr (FTZ && !half) {  // (a binary16 product is never a binary32 subnormal)
-        const std::uint32_t sub = ((q & 0x7FFFFFFFu) - 1u) < 0x007FFFFFu;
-        tiny |= sub;
-        q &= (sub - 1u) | 0x80000000u;  // (a mask, as above: the sign alone when subnormal)
-      }
-      p[i] = std::bit_cast<float>(q);
+      form([&ra](std::size_t i) { return ra[i]; }, [&rb](std::size_t i) { return rb[i]; }, 0, p + whole);
     }
     flushed = flushed || tiny != 0;
     for (std::size_t i = m; i < (m + N - 1) / N * N; ++i) p[i] = 0.0f;  // a short block's missing leaves
