@@ -620,14 +620,26 @@ template <format FA, format FB, format K, int M>
 /// of line cannot change: the loops keep them in registers.)
 struct short_params {
   int Lc;
+  int cut_base;    ///< a product's right shift: pmax + cut_base - P
   int c_base;      ///< c's right shift: pmax + c_base - pc
   int exp_base;    ///< the result's exponent: pmax + exp_base - lz
   int keep_shift;  ///< kept bits -> the scaled significand
 };
 
-template <format K>
+template <format FA, format FB, format K>
 constexpr short_params make_short_params(const fast_chain& ch) {
-  return {ch.Lc, binary32.fraction_bits() - ch.F + ch.Lc, 63 - ch.F, binary32.precision - K.precision + ch.Lc};
+  return {ch.Lc, FA.fraction_bits() + FB.fraction_bits() - ch.F + ch.L, binary32.fraction_bits() - ch.F + ch.Lc,
+          63 - ch.F, binary32.precision - K.precision + ch.Lc};
+}
+
+/// A block that the short chain does not take itself, on the decoded c (short_block_portable).
+template <format FA, format FB, format K, int M, class A, class B>
+[[gnu::always_inline]] inline void short_portable(short_acc& c, const matrix_unit& mu, const operand<A>& a,
+                                                  const operand<B>& b, std::size_t f0, std::size_t nb,
+                                                  const fast_chain& ch, status& st) {
+  constexpr int bias_ab = FA.bias() + FB.bias();
+  c = short_decode<bias_ab>(
+      short_block_portable<FA, FB, K, M>(mu, a, b, f0, nb, short_encode<bias_ab>(c, ch.Lc), ch, st), ch.Lc);
 }
 
 template <format FA, format FB, format K, int M>
@@ -679,12 +691,10 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
                                                  std::size_t first, std::size_t s, std::size_t n, short_acc& io,
                                                  int& guess_io, std::uint64_t& inexact_io, const fast_chain& ch,
                                                  status& st) {
-  constexpr int fab = FA.fraction_bits() + FB.fraction_bits();
-  constexpr int bias_ab = FA.bias() + FB.bias();
   const auto N = static_cast<std::size_t>(mu.block_size);
-  const int L = ch.L, Lc = ch.Lc;
-  const int cut_base = fab - ch.F + L;      // a product's right shift: pmax + cut_base - P
-  const short_params kp = make_short_params<K>(ch);
+  const int L = ch.L;
+  const short_params kp = make_short_params<FA, FB, K>(ch);
+  const int cut_base = kp.cut_base;
   const A ga = a.get;  // (locals: the loop keeps them in registers)
   const B gb = b.get;
   short_acc c = io;
@@ -696,7 +706,7 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
     if constexpr (Narrow) mb_load_block_narrow<FA, FB, NV / 2>(t, ga, gb, f0, L);
     else mb_load_block<FA, FB, NV>(t, ga, gb, f0, nb, L);
     if (t.slow || c.pc == short_other) [[unlikely]] {
-      c = short_decode<bias_ab>(short_block_portable<FA, FB, K, M>(mu, a, b, f0, nb, short_encode<bias_ab>(c, Lc), ch, st), Lc);
+      short_portable<FA, FB, K, M>(c, mu, a, b, f0, nb, ch, st);
       continue;
     }
     // The products' terms on the grid of the guessed c exponent; again if the real one differs.
@@ -749,12 +759,9 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
                                                   std::size_t first, std::size_t s, std::size_t n, short_acc& io,
                                                   int& guess_io, std::uint64_t& inexact_io, const fast_chain& ch,
                                                   status& st) {
-  constexpr int fab = FA.fraction_bits() + FB.fraction_bits();
-  constexpr int bias_ab = FA.bias() + FB.bias();
-  const int L = ch.L, Lc = ch.Lc;
-  const int cut_base = fab - ch.F + L;  // a product's right shift: pmax + cut_base - P
+  const short_params kp = make_short_params<FA, FB, K>(ch);
+  const int L = ch.L, cut_base = kp.cut_base;
   const __m256i vcut_base = _mm256_set1_epi32(cut_base);
-  const short_params kp = make_short_params<K>(ch);
   const A ga = a.get;  // (locals: the loop keeps them in registers)
   const B gb = b.get;
   short_acc c = io;
@@ -765,9 +772,7 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
     mb_block_terms t;
     mb_load_block_narrow<FA, FB, 1>(t, ga, gb, f0, L);
     if (t.slow) [[unlikely]] {
-      for (std::size_t k = 0; k < 8; k += 4)
-        c = short_decode<bias_ab>(
-            short_block_portable<FA, FB, K, M>(mu, a, b, f0 + k, 4, short_encode<bias_ab>(c, Lc), ch, st), Lc);
+      for (std::size_t k = 0; k < 8; k += 4) short_portable<FA, FB, K, M>(c, mu, a, b, f0 + k, 4, ch, st);
       continue;
     }
     __m256i hmax = _mm256_max_epi32(t.pe[0], _mm256_shuffle_epi32(t.pe[0], 0x4E));  // each half's largest
@@ -780,8 +785,7 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
 #pragma GCC unroll 2
     for (int k = 0; k < 2; ++k) {
       if (c.pc == short_other) [[unlikely]] {
-        c = short_decode<bias_ab>(
-            short_block_portable<FA, FB, K, M>(mu, a, b, f0 + 4 * k, 4, short_encode<bias_ab>(c, Lc), ch, st), Lc);
+        short_portable<FA, FB, K, M>(c, mu, a, b, f0 + 4 * k, 4, ch, st);
         continue;
       }
       int pmax = pm[k] > cut_guess ? pm[k] : cut_guess;
