@@ -645,12 +645,12 @@ template <format FA, format FB, format K, int M, class A, class B>
 template <format FA, format FB, format K, int M>
 [[gnu::always_inline]] LIBFLOAT_MB_AVX2_BMI inline void short_round(short_acc& c, int pmax, std::int64_t sum,
                                                                   std::uint64_t dropped, std::uint64_t& inexact,
-                                                                  const short_params k, const fast_chain& ch,
+                                                                  const short_params kp, const fast_chain& ch,
                                                                   status& st) {
   constexpr int bias_ab = FA.bias() + FB.bias();
   constexpr int p = K.precision;
   constexpr int emin = binary32.emin(), emax = binary32.emax();
-  const int Lc = k.Lc, c_base = k.c_base, exp_base = k.exp_base, keep_shift = k.keep_shift;
+  const int Lc = kp.Lc, c_base = kp.c_base, exp_base = kp.exp_base, keep_shift = kp.keep_shift;
   const std::int64_t products = sum;
   {  // c's term, as block_fast_finish (r >= 0: pc <= pmax and fo + Lc >= F)
     const int r = pmax + c_base - c.pc;
