@@ -44,7 +44,9 @@
 //     right before they are read, and volatile asm and the MXCSR intrinsics keep their order.
 //     The products do not depend on the accumulator and may be scheduled anywhere: by 2 they
 //     raise no flag (an x86 "denormal operand" DE flag is not an IEEE flag; it is not read, and
-//     the caller's MXCSR is restored anyway).
+//     the caller's MXCSR is restored anyway). They are formed in whole groups of 16, the last from
+//     a copy padded with +0 (dot_fast_groups), so that no vector lane multiplies anything but two
+//     of the data's values or two +0.
 //
 // When the hardware path declines (the general path then decides NaN, infinities and flags):
 //  - not x86-64 with SSE arithmetic for float, or built with -ffast-math (which may reassociate);
@@ -116,6 +118,30 @@ template <format F>
   return std::bit_cast<float>((x & magnitude) << shift) * scale;
 }
 
+#if defined(LIBFLOAT_DOT_FAST_X86)
+/// Calls form(ga, gb, j0, out + k) for pairs [i0, i0 + m) in whole groups of G (k = 0, G, 2G, ...),
+/// ga(j0 + i), gb(j0 + i) giving the encodings of the group's pair i, so that a loop of exactly G
+/// products in `form` vectorises with no remainder: the compiler's vector code then has no spare
+/// lane that multiplies values the source does not (GCC 12 -O3 formed a remainder whose spare
+/// lanes held operands before their input flush, and MXCSR collected flags from them). The last
+/// m mod G pairs come from a copy padded with encoding 0 (+0): a padding product is +0 * +0 = +0,
+/// which raises nothing, stored past out[m).
+template <std::size_t G, class A, class B, class Form>
+[[gnu::always_inline]] inline void dot_fast_groups(const A& a, const B& b, std::size_t i0, std::size_t m, float* out,
+                                                   const Form& form) {
+  const std::size_t whole = m / G * G;
+  for (std::size_t g = 0; g < whole; g += G) form(a, b, i0 + g, out + g);
+  if (whole < m) {
+    std::uint16_t ra[G] = {}, rb[G] = {};  // (the formats read are at most 16 bits wide)
+    for (std::size_t i = 0; i < m - whole; ++i) {
+      ra[i] = static_cast<std::uint16_t>(a(i0 + whole + i));
+      rb[i] = static_cast<std::uint16_t>(b(i0 + whole + i));
+    }
+    form([&ra](std::size_t i) { return ra[i]; }, [&rb](std::size_t i) { return rb[i]; }, 0, out + whole);
+  }
+}
+#endif
+
 /// Terms per pass: the products of a block are formed first (independent, vectorised), then the
 /// block's serial add chain runs. Short blocks let the out-of-order core form the next block's
 /// products while the chain's adds wait on each other: on the development machine 32 runs at
@@ -138,6 +164,8 @@ bool dot_f32_nearest_kernel(A a, B b, std::size_t n, std::uint32_t init, std::ui
   // MXCSR: bits 0-5 sticky flags (IE DE ZE OE UE PE), 6 DAZ, 7-12 masks, 13-14 rounding, 15 FTZ.
   const unsigned caller = _mm_getcsr();
   if ((caller & 0xFFC0u) != 0x1F80u) return false;  // not: nearest, every exception masked, no DAZ/FTZ
+  constexpr std::size_t group = 16;
+  static_assert(dot_fast_block % group == 0);
   alignas(64) float p[dot_fast_block];
   std::uint32_t nonfinite = 0;  // sign_bit set: some a_i or b_i is an infinity or a NaN
   float acc = std::bit_cast<float>(init);
@@ -145,14 +173,17 @@ bool dot_f32_nearest_kernel(A a, B b, std::size_t n, std::uint32_t init, std::ui
   __asm__ volatile("" : "+x"(acc));  // the chain starts after the flags are cleared
   for (std::size_t i0 = 0; i0 < n; i0 += dot_fast_block) {
     const std::size_t m = n - i0 < dot_fast_block ? n - i0 : dot_fast_block;
-    for (std::size_t i = 0; i < m; ++i) {
-      const auto x = static_cast<std::uint32_t>(a(i0 + i)), y = static_cast<std::uint32_t>(b(i0 + i));
-      // An integer OR, so the loop vectorises (a float max would not, without -ffast-math).
-      nonfinite |= ((x & top) + carry) | ((y & top) + carry);
-      const float fx = dot_fast_magnitude<F>(x), fy = dot_fast_magnitude<F>(y);
-      const std::uint32_t sign = ((x ^ y) & sign_bit) << sign_to_bit31;
-      p[i] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(fx * fy) | sign);  // exact (file comment, 2)
-    }
+    // The products, in whole groups (dot_fast_groups; file comment, 5).
+    dot_fast_groups<group>(a, b, i0, m, p, [&](const auto& ga, const auto& gb, std::size_t j0, float* q) __attribute__((always_inline)) {
+      for (std::size_t i = 0; i < group; ++i) {
+        const auto x = static_cast<std::uint32_t>(ga(j0 + i)), y = static_cast<std::uint32_t>(gb(j0 + i));
+        // An integer OR, so the loop vectorises (a float max would not, without -ffast-math).
+        nonfinite |= ((x & top) + carry) | ((y & top) + carry);
+        const float fx = dot_fast_magnitude<F>(x), fy = dot_fast_magnitude<F>(y);
+        const std::uint32_t sign = ((x ^ y) & sign_bit) << sign_to_bit31;
+        q[i] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(fx * fy) | sign);  // exact (file comment, 2)
+      }
+    });
     for (std::size_t i = 0; i < m; ++i) acc += p[i];  // one rounding per term (file comment, 3)
   }
   __asm__ volatile("" : "+x"(acc));  // the chain ends before the flags are read

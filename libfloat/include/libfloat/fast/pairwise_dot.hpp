@@ -49,6 +49,12 @@
 //     normal raised underflow and inexact in MXCSR although every stored product was right). So
 //     the products are formed in loops of exactly 16, the last 16 from a copy of the remaining
 //     encodings padded with +0: no remainder, and a padding lane's +0 * +0 raises nothing.
+//  9. No other addition. Left to the vectoriser, the blocks' trees were computed two blocks at a
+//     time at -O3 with vector adds whose spare lanes added leaves the model never adds, and
+//     MXCSR reported inexact (binary16, blocks of 8, n = 15, exact cancellation). So the trees are
+//     written with SSE2 intrinsics: four blocks per vector, lane k holding block k, every lane a
+//     block of the model or, past the last block, a block of +0 leaves, whose additions raise
+//     nothing and whose sums are not added to the accumulator.
 //
 // It declines when:
 //  - not x86-64 with SSE arithmetic for float, or built with -ffast-math (dot_fast_built false);
@@ -65,6 +71,10 @@
 #include <libfloat/core/format.hpp>
 #include <libfloat/core/status.hpp>
 #include <libfloat/fast/dot.hpp>
+
+#if defined(LIBFLOAT_DOT_FAST_X86)
+#include <emmintrin.h>  // SSE2 (x86-64's baseline): the four-block trees (file comment, 9)
+#endif
 
 namespace lf::detail {
 
@@ -93,17 +103,56 @@ template <bool FLUSH>
   return x;
 }
 
-/// The tree over leaves [LO, HI) of one block (halves split at floor(len / 2), as the model's).
+/// x with each lane that is a binary32 subnormal replaced by a zero of its sign (file comment, 3);
+/// `flagged` collects those lanes (all ones). Integer compares: 0 < |x| < 2^-126 as bits.
+template <bool FLUSH>
+[[gnu::always_inline]] inline __m128 pairwise_fast_flush4(__m128 x, __m128i& flagged) {
+  if constexpr (FLUSH) {
+    const __m128i b = _mm_castps_si128(x), magnitude_bits = _mm_set1_epi32(0x7FFFFFFF);
+    const __m128i mag = _mm_and_si128(b, magnitude_bits);  // (non-negative as a signed integer)
+    const __m128i sub = _mm_andnot_si128(_mm_cmpeq_epi32(mag, _mm_setzero_si128()),
+                                         _mm_cmplt_epi32(mag, _mm_set1_epi32(0x00800000)));
+    flagged = _mm_or_si128(flagged, sub);
+    return _mm_castsi128_ps(_mm_andnot_si128(_mm_and_si128(sub, magnitude_bits), b));
+  } else {
+    (void)flagged;
+    return x;
+  }
+}
+
+/// The trees over leaves [LO, HI) of four blocks at once, lane k holding block k's (halves split at
+/// floor(len / 2), as the model's); L[i] = leaf i of the four blocks.
 template <int LO, int HI, bool FLUSH>
-[[gnu::always_inline]] inline float pairwise_fast_tree(const float* p, bool& flushed) {
+[[gnu::always_inline]] inline __m128 pairwise_fast_tree4(const __m128* L, __m128i& flagged) {
   if constexpr (HI - LO == 1) {
-    return p[LO];
+    return L[LO];
   } else {
     constexpr int mid = LO + (HI - LO) / 2;
-    const float l = pairwise_fast_tree<LO, mid, FLUSH>(p, flushed);
-    const float r = pairwise_fast_tree<mid, HI, FLUSH>(p, flushed);
-    return pairwise_fast_flush<FLUSH>(l + r, flushed);
+    const __m128 l = pairwise_fast_tree4<LO, mid, FLUSH>(L, flagged);
+    const __m128 r = pairwise_fast_tree4<mid, HI, FLUSH>(L, flagged);
+    return pairwise_fast_flush4<FLUSH>(_mm_add_ps(l, r), flagged);
   }
+}
+
+/// The block sums of the four consecutive blocks of N leaves at p (4N floats, 16-byte aligned),
+/// lane k = block k (file comment, 9): the leaves transposed so that each vector holds one leaf
+/// position of the four blocks, then the tree on whole vectors.
+template <int N, bool FLUSH>
+[[gnu::always_inline]] inline __m128 pairwise_fast_blocks4(const float* p, __m128i& flagged) {
+  __m128 L[N];
+  if constexpr (N == 2) {
+    const __m128 v0 = _mm_load_ps(p), v1 = _mm_load_ps(p + 4);  // b0l0 b0l1 b1l0 b1l1, b2l0 ...
+    L[0] = _mm_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
+    L[1] = _mm_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1));
+  } else {
+    for (int h = 0; h < N; h += 4) {  // leaves h..h+3 of blocks 0..3
+      __m128 r0 = _mm_load_ps(p + h), r1 = _mm_load_ps(p + N + h), r2 = _mm_load_ps(p + 2 * N + h),
+             r3 = _mm_load_ps(p + 3 * N + h);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      L[h] = r0, L[h + 1] = r1, L[h + 2] = r2, L[h + 3] = r3;
+    }
+  }
+  return pairwise_fast_tree4<0, N, FLUSH>(L, flagged);
 }
 #endif
 
@@ -120,13 +169,13 @@ bool pairwise_f32_kernel(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t
   // They are formed in whole groups of `group`, the last one from a copy of the remaining encodings
   // padded with +0 (file comment, 8), so that no vectorised loop has a remainder.
   constexpr std::size_t chunk = 64, group = 16;
-  static_assert(chunk % N == 0 && chunk % group == 0);
+  static_assert(chunk % (4 * N) == 0 && chunk % group == 0);
   if (n == 0 || (c & 0x7F800000u) == 0x7F800000u) return false;  // (c infinite or NaN)
   const unsigned caller = _mm_getcsr();
   if ((caller & 0xFFC0u) != 0x1F80u) return false;  // not: nearest, every exception masked, no DAZ/FTZ
   bool flushed = false;
   if (FTZ && binary32_subnormal_bits(c)) c = 0;  // a subnormal c reads as +0, no flag
-  alignas(64) float p[chunk];  // (the last group ends at m rounded up to a multiple of group <= chunk)
+  alignas(64) float p[chunk];  // (the last groups end at m rounded up to a multiple of group or 4N <= chunk)
   std::uint32_t nonfinite = 0;
   float acc = std::bit_cast<float>(c);
   _mm_setcsr(caller & ~0x3Fu);
@@ -166,22 +215,23 @@ bool pairwise_f32_kernel(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t
         out[i] = std::bit_cast<float>(q);
       }
     };
-    const std::size_t whole = m / group * group;
-    for (std::size_t g = 0; g < whole; g += group) form(a, b, i0 + g, p + g);
-    if (whole < m) {  // the last m - whole pairs, copied and padded with +0 to a whole group
-      std::uint16_t ra[group] = {}, rb[group] = {};
-      for (std::size_t i = 0; i < m - whole; ++i) {
-        ra[i] = static_cast<std::uint16_t>(a(i0 + whole + i));
-        rb[i] = static_cast<std::uint16_t>(b(i0 + whole + i));
-      }
-      form([&ra](std::size_t i) { return ra[i]; }, [&rb](std::size_t i) { return rb[i]; }, 0, p + whole);
-    }
+    dot_fast_groups<group>(a, b, i0, m, p, form);
     flushed = flushed || tiny != 0;
-    for (std::size_t i = m; i < (m + N - 1) / N * N; ++i) p[i] = 0.0f;  // a short block's missing leaves
-    for (std::size_t j = 0; j < m; j += N) {
-      const float t = pairwise_fast_tree<0, N, FTZ>(p + j, flushed);
-      acc = pairwise_fast_flush<FTZ>(acc + t, flushed);
+    // The leaves past m, up to whole groups of four blocks, are +0: a short block's missing leaves
+    // (file comment, 4) and the blocks of the last group that do not exist, whose sums are not used.
+    const std::size_t blocks = (m + N - 1) / N;
+    for (std::size_t i = m; i < (blocks + 3) / 4 * (4 * N); ++i) p[i] = 0.0f;
+    __m128i flagged = _mm_setzero_si128();
+    for (std::size_t j = 0; j < blocks; j += 4) {
+      alignas(16) float t[4];
+      _mm_store_ps(t, pairwise_fast_blocks4<N, FTZ>(p + j * N, flagged));
+      if (blocks - j >= 4) {  // (unrolled: the common case)
+        for (int k = 0; k < 4; ++k) acc = pairwise_fast_flush<FTZ>(acc + t[k], flushed);
+      } else {
+        for (std::size_t k = 0; k < blocks - j; ++k) acc = pairwise_fast_flush<FTZ>(acc + t[k], flushed);
+      }
     }
+    flushed = flushed || _mm_movemask_epi8(flagged) != 0;
   }
   __asm__ volatile("" : "+x"(acc));  // the chain ends before the flags are read
   const unsigned raised = _mm_getcsr();
