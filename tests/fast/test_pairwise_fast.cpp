@@ -23,6 +23,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/mxcsr_settings.hpp"
+#include "unit_dot_cases.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -37,14 +38,7 @@
 
 namespace {
 
-using u64 = std::uint64_t;
-using bits = std::vector<lf::bits_t>;
-
-struct outcome {
-  lf::bits_t r;
-  lf::status st;
-  bool operator==(const outcome&) const = default;
-};
+using namespace unit_dot_cases;
 
 /// The general path: the model's blocks one after another (matrix_unit.hpp, pairwise_tree).
 outcome general(const lf::matrix_unit& mu, const lf::format& f, const bits& a, const bits& b, lf::bits_t c) {
@@ -53,42 +47,6 @@ outcome general(const lf::matrix_unit& mu, const lf::format& f, const bits& a, c
   const std::size_t n = a.size(), N = static_cast<std::size_t>(mu.block_size);
   for (std::size_t s = 0; s < n; s += N) c = lf::detail::pairwise_block(mu, oa, ob, s, n - s < N ? n - s : N, c, st);
   return {c, st};
-}
-
-/// One random encoding of f: kind 0 any, 1 finite with the exponent field in [lo, hi].
-u64 draw(const lf::format& f, std::mt19937_64& g, int kind, int lo, int hi) {
-  if (kind == 0) return g() & f.encoding_mask();
-  const u64 sign = (g() & 1) ? f.sign_mask() : 0;
-  const auto field = static_cast<u64>(lo + static_cast<int>(g() % static_cast<u64>(hi - lo + 1)));
-  return sign | (field << f.fraction_bits()) | (g() & f.fraction_mask());
-}
-
-struct data_set {
-  const char* name;
-  int kind, lo, hi;
-  bool cancel;  // odd positions cancel the even ones: a_{2i+1} = -a_{2i}, b_{2i+1} = b_{2i}
-};
-
-std::vector<data_set> data_sets(const lf::format& f) {
-  const int top = static_cast<int>(f.exponent_mask() >> f.fraction_bits()) - 1;  // largest finite field
-  std::vector<data_set> v{{"any encoding", 0, 0, 0, false},
-                          {"finite, every exponent", 1, 0, top, false},
-                          {"narrow exponents", 1, f.bias() - 3, f.bias() + 3, false},
-                          {"exact cancellation", 1, f.bias() - 3, f.bias() + 3, true},
-                          {"subnormal and smallest normal inputs", 1, 0, 2, false}};
-  if (f == lf::bfloat16) {
-    v.push_back({"products at binary32's bottom", 1, 60, 67, false});
-    v.push_back({"products at binary32's bottom, cancelling", 1, 60, 67, true});
-    v.push_back({"products at binary32's top", 1, 188, 193, false});
-  }
-  return v;
-}
-
-std::vector<lf::bits_t> start_values(std::mt19937_64& g) {
-  std::vector<lf::bits_t> c{0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00400000, 0x00800000, 0x80800000,
-                            0x3F800000, 0xC2C80000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000};
-  for (int i = 0; i < 4; ++i) c.push_back(g() & 0xFFFFFFFF);
-  return c;
 }
 
 /// The units: the preset, its other block sizes and flush settings; `fast` whether the path takes it.
@@ -116,17 +74,6 @@ std::vector<unit_case> units(const lf::matrix_unit& preset, const char* name) {
   rz.final_rounding = lf::rounding::toward_zero;
   v.push_back({std::string(name) + " toward zero", rz, false});
   return v;
-}
-
-template <lf::format F>
-outcome typed_dot(const lf::matrix_unit& mu, const bits& a, const bits& b, lf::bits_t c) {
-  std::vector<lf::fp<F>> ta, tb;
-  for (auto x : a) ta.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(x)));
-  for (auto x : b) tb.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(x)));
-  lf::status st{};
-  const lf::fp32 r = lf::dot<F, F>(mu, std::span<const lf::fp<F>>(ta), std::span<const lf::fp<F>>(tb),
-                                   lf::fp32::from_bits(static_cast<std::uint32_t>(c)), &st);
-  return {r.bits(), st};
 }
 
 template <lf::format F>

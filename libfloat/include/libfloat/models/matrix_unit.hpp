@@ -111,7 +111,10 @@
 //    onto 2^(M - F) and added, or dropped when e(c) < M - late_c_drop (late_c_drop > 0). The sum is
 //    rounded once (step 5; an exact zero is +0). A product of magnitude 2^(emax + 1) or more makes
 //    the block +-inf, NaN with both signs (invalid), c ignored (MATLAB's prd_limit). Specials as the
-//    block FMA's. The general path only (no fast block).
+//    block FMA's. With binary16 or bfloat16 inputs, binary32 output, nearest even, subnormals
+//    kept, blocks of up to 32, F <= 28 and no halves or dropping of c, integer blocks and one
+//    hardware conversion per block compute it (fast/late_dot.hpp: the same bits and flags; it
+//    declines for non-finite data).
 #pragma once
 
 #include <array>
@@ -130,6 +133,7 @@
 #include <libfloat/core/fp.hpp>
 #include <libfloat/core/status.hpp>
 #include <libfloat/fast/dot.hpp>
+#include <libfloat/fast/late_dot.hpp>
 #include <libfloat/fast/matrix_block.hpp>
 #include <libfloat/fast/pairwise_dot.hpp>
 #include <libfloat/models/detail/block_fma.hpp>
@@ -308,7 +312,20 @@ bits_t unit_dot_signed(const matrix_unit& mu, const operand<A>& a, const operand
       }
       return c;
     }
-    case matrix_unit_model::late_accumulation: return block_chain_general(mu, a, b, 0, n, c, st);
+    case matrix_unit_model::late_accumulation: {
+      // binary16 or bfloat16 in, binary32 nearest-even out (late_fast_unit): integer blocks and
+      // one hardware conversion per block give the same bits and flags (fast/late_dot.hpp); it
+      // declines for non-finite data.
+      if (dot_fast_built && a.fmt == b.fmt && late_fast_unit(mu)) {
+        std::uint32_t r = 0;
+        status s{};
+        if (late_f32_nearest<static_format_of<A>>(mu, a.fmt, a.get, b.get, n, static_cast<std::uint32_t>(c), r, s)) {
+          st |= s;
+          return r;
+        }
+      }
+      return block_chain_general(mu, a, b, 0, n, c, st);
+    }
     case matrix_unit_model::pairwise_tree: {
       // binary16 or bfloat16 in, binary32 nearest-even out: the hardware's binary32 operations
       // give the same bits and flags (fast/pairwise_dot.hpp); it declines for non-finite data.

@@ -1,0 +1,250 @@
+// fast/late_dot.hpp: the hardware path of the late_accumulation matrix-unit model (the CDNA3
+// binary16 and bfloat16 presets) against the general path it stands in for, a chain of
+// detail::block_fma_general calls (detail::late_block: 128-bit integer sums, the core's round_pack):
+// the same result bits and the same status.
+//
+// Units: cdna3_fp16 and cdna3_bf16, and each with other block sizes (4, 32, 3), alignment bits
+// (F = 28, the path's bound) and late_extra_bits (0, 16); plus units it must decline (odd/even
+// halves, a far c dropped, F = 29, toward-zero rounding, flushed outputs), which must still give the
+// general path's result. Entries: detail::late_f32_nearest itself (it must not decline on finite
+// data whose products stay below 2^126), also instantiated with the typed entry's getters and
+// compiled in this test, the run-time-format lf::dot and the typed lf::dot.
+//
+// Data, binary16 and bfloat16: random encodings of every kind (infinities and NaNs: the path
+// declines), finite values over the whole exponent range, narrow and wide exponents, small
+// products (so that c is often the larger: the late_extra_bits case), zero products whose
+// exponents are above the nonzero ones (they must not count), subnormal inputs, pairs that
+// cancel exactly, and for bfloat16 products at the bottom of binary32's range (subnormal results)
+// and at its top (overflow, and products of 2^126 or more, which it declines); c: +-0, subnormals,
+// +-2^-126, 1, -100, +-max finite, infinities, NaN and random encodings; lengths 0 to 200 around the
+// block sizes. Then the caller MXCSR settings on which it must decline, and MXCSR restored.
+#include <libfloat/models/matrix_unit.hpp>
+
+#include <doctest/doctest.h>
+
+#include "../support/mxcsr_settings.hpp"
+#include "unit_dot_cases.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#if defined(LIBFLOAT_DOT_FAST_X86)
+#include <immintrin.h>
+#endif
+
+namespace {
+
+using namespace unit_dot_cases;
+
+/// The general path: the model's blocks one after another (detail::block_fma_general, which
+/// takes a late_accumulation unit to detail::late_block: integer sums and the core's round_pack).
+outcome general(const lf::matrix_unit& mu, const lf::format& f, const bits& a, const bits& b, lf::bits_t c) {
+  lf::status st{};
+  const lf::detail::operand oa{f, lf::detail::span_get{a}}, ob{f, lf::detail::span_get{b}};
+  const std::size_t n = a.size(), N = static_cast<std::size_t>(mu.block_size);
+  for (std::size_t s = 0; s < n; s += N) c = lf::detail::block_fma_general(mu, oa, ob, s, n - s < N ? n - s : N, c, st);
+  return {c, st};
+}
+
+/// The late test's data sets: the shared ones and four of its own.
+std::vector<data_set> late_data_sets(const lf::format& f) {
+  std::vector<data_set> v = data_sets(f);
+  v.push_back({"wide exponents", 1, f.bias() - 12, f.bias() + 12, false});
+  v.push_back({"small products", 1, f.bias() - 9, f.bias() - 6, false});
+  // kind 2 (made in check_format): even positions the largest binade times a zero, whose e(a) + e(b)
+  // = emax + emin is above every odd position's small product: a zero product must not set M.
+  v.push_back({"zero products above small ones", 2, f.bias() - 6, f.bias() - 4, false});
+  if (f == lf::bfloat16) {
+    v.push_back({"products at binary32's top, wider", 1, 185, 190, false});
+    v.push_back({"products at binary32's top, cancelling", 1, 185, 190, true});
+  }
+  return v;
+}
+
+/// The units: the preset and its variants; `fast` whether the path takes it.
+struct unit_case {
+  std::string name;
+  lf::matrix_unit mu;
+  bool fast;
+};
+
+std::vector<unit_case> units(const lf::matrix_unit& preset, const char* name) {
+  std::vector<unit_case> v;
+  auto with = [&](const char* what, bool fast, auto change) {
+    lf::matrix_unit mu = preset;
+    change(mu);
+    v.push_back({std::string(name) + " " + what, mu, fast});
+  };
+  with("as is", true, [](lf::matrix_unit&) {});
+  with("N=4", true, [](lf::matrix_unit& m) { m.block_size = 4; });
+  with("N=32", true, [](lf::matrix_unit& m) { m.block_size = 32; });
+  with("N=3", true, [](lf::matrix_unit& m) { m.block_size = 3; });
+  with("F=28", true, [](lf::matrix_unit& m) { m.alignment_bits = 28; });
+  with("X=0", true, [](lf::matrix_unit& m) { m.late_extra_bits = 0; });
+  with("X=16 F=28 N=32", true, [](lf::matrix_unit& m) { m.late_extra_bits = 16, m.alignment_bits = 28, m.block_size = 32; });
+  with("odd/even halves", false, [](lf::matrix_unit& m) { m.odd_even_halves = true; });
+  with("c dropped below 25 binades", false, [](lf::matrix_unit& m) { m.late_c_drop = 25; });
+  with("F=29", false, [](lf::matrix_unit& m) { m.alignment_bits = 29; });
+  with("toward zero", false, [](lf::matrix_unit& m) { m.final_rounding = lf::rounding::toward_zero; });
+  with("outputs flushed", false, [](lf::matrix_unit& m) { m.output_subnormals = lf::subnormal_handling::flush; });
+  return v;
+}
+
+/// Whether the path must take these data on a unit it takes: c and every operand finite, and no
+/// nonzero product with e(a) + e(b) >= 126 (file comment of fast/late_dot.hpp), from the fields.
+bool must_take(const lf::format& f, const bits& a, const bits& b, lf::bits_t c) {
+  if ((c & 0x7F800000) == 0x7F800000) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto ea = static_cast<int>((a[i] & f.exponent_mask()) >> f.fraction_bits());
+    const auto eb = static_cast<int>((b[i] & f.exponent_mask()) >> f.fraction_bits());
+    const int top = static_cast<int>(f.exponent_mask() >> f.fraction_bits());
+    if (ea == top || eb == top) return false;
+    const bool zero = (a[i] & (f.sign_mask() - 1)) == 0 || (b[i] & (f.sign_mask() - 1)) == 0;
+    if (!zero && (ea > 0 ? ea : 1) + (eb > 0 ? eb : 1) - 2 * f.bias() >= 126) return false;
+  }
+  return true;
+}
+
+/// Whether some block before the last gives an infinity (the general path, block by block).
+bool overflow_before_last(const lf::matrix_unit& mu, const lf::format& f, const bits& a, const bits& b, lf::bits_t c) {
+  lf::status st{};
+  const lf::detail::operand oa{f, lf::detail::span_get{a}}, ob{f, lf::detail::span_get{b}};
+  const std::size_t n = a.size(), N = static_cast<std::size_t>(mu.block_size);
+  for (std::size_t s = 0; s + N < n; s += N) {
+    c = lf::detail::block_fma_general(mu, oa, ob, s, N, c, st);
+    if ((c & 0x7FFFFFFF) == 0x7F800000) return true;
+  }
+  return false;
+}
+
+template <lf::format F>
+void check_format(const lf::matrix_unit& preset, const char* preset_name, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  const std::size_t lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65, 200};
+  long compared = 0, taken = 0;
+  // The hardware path's cases that raised underflow, overflow, inexact: the data must reach them.
+  const lf::status flag[3] = {lf::status::underflow, lf::status::overflow, lf::status::inexact};
+  long reached[3] = {0, 0, 0};
+  for (const unit_case& u : units(preset, preset_name)) {
+    for (const data_set& d : late_data_sets(F)) {
+      for (std::size_t n : lengths) {
+        for (int rep = 0; rep < 2; ++rep) {
+          bits a(n), b(n);
+          for (std::size_t i = 0; i < n; ++i) {
+            a[i] = draw(F, g, d.kind == 2 ? 1 : d.kind, d.lo, d.hi);
+            b[i] = draw(F, g, d.kind == 2 ? 1 : d.kind, d.lo, d.hi);
+            if (d.kind == 2 && i % 2 == 0) {
+              const int top = static_cast<int>(F.exponent_mask() >> F.fraction_bits()) - 1;
+              a[i] = draw(F, g, 1, top, top);
+              b[i] = g() & F.sign_mask();  // +-0
+            }
+            if (d.cancel && i % 2 == 1) {
+              a[i] = a[i - 1] ^ F.sign_mask();
+              b[i] = b[i - 1];
+            }
+          }
+          for (lf::bits_t c : start_values(g)) {
+            const std::string set = d.name;
+            CAPTURE(u.name);
+            CAPTURE(set);
+            CAPTURE(n);
+            CAPTURE(c);
+            const outcome want = general(u.mu, F, a, b, c);
+            ++compared;
+            lf::status rst{};
+            const outcome runtime{lf::dot(u.mu, F, a, F, b, c, rst), rst};
+            CHECK(runtime == want);
+            // (the typed entry converts c to binary32 first, which quiets a signaling NaN: with no
+            // products to add, that is the one difference)
+            if (n > 0 || (c & 0x7FFFFFFF) <= 0x7F800000) CHECK(typed_dot<F>(u.mu, a, b, c) == want);
+            std::uint32_t r = 0;
+            lf::status st{};
+            const bool fast = lf::detail::late_f32_nearest<lf::format{}>(u.mu, F, lf::detail::span_get{a},
+                                                                         lf::detail::span_get{b}, n,
+                                                                         static_cast<std::uint32_t>(c), r, st);
+            if (fast) {
+              ++taken;
+              CHECK(outcome{r, st} == want);
+              for (int k = 0; k < 3; ++k) reached[k] += lf::has(want.st, flag[k]) ? 1 : 0;
+            }
+            {  // the kernel as the typed lf::dot instantiates it, compiled here (a header-only program
+               // compiles this; the typed lf::dot above may come from libfloat::runtime)
+              std::vector<lf::fp<F>> ta, tb;
+              for (std::size_t i = 0; i < n; ++i) {
+                ta.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(a[i])));
+                tb.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(b[i])));
+              }
+              std::uint32_t tr = 0;
+              lf::status tst{};
+              const bool typed_fast = lf::detail::late_f32_nearest<F>(
+                  u.mu, F, lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{ta.data()}),
+                  lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{tb.data()}), n,
+                  static_cast<std::uint32_t>(c), tr, tst);
+              CHECK(typed_fast == fast);
+              if (typed_fast) CHECK(outcome{tr, tst} == want);
+            }
+            // It must not decline where it can run (or it proves nothing), nor run where it cannot.
+            // (it also declines when a block before the last overflows: the general path's
+            // partial results show that, see overflow_before_last)
+            if (lf::detail::dot_fast_built && u.fast)
+              CHECK(fast == (must_take(F, a, b, c) && !overflow_before_last(u.mu, F, a, b, c)));
+            if (!u.fast) CHECK_FALSE(fast);
+          }
+        }
+      }
+    }
+  }
+  MESSAGE(std::string(preset_name) << ": " << compared << " dot products compared, " << taken
+                                    << " taken by the hardware path, of which " << reached[0] << " underflow, "
+                                    << reached[1] << " overflow, " << reached[2] << " inexact");
+  if (lf::detail::dot_fast_built) {
+    CHECK(taken > compared / 4);
+    CHECK(reached[2] > 0);
+    if (F == lf::bfloat16) {  // (binary16 products stay far inside binary32's range)
+      CHECK(reached[0] > 0);
+      CHECK(reached[1] > 0);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("late-accumulation fast path: binary16 units give the general path's bits and flags") {
+  check_format<lf::binary16>(lf::matrix_units::cdna3_fp16, "cdna3_fp16", 1);
+}
+
+TEST_CASE("late-accumulation fast path: bfloat16 units give the general path's bits and flags") {
+  check_format<lf::bfloat16>(lf::matrix_units::cdna3_bf16, "cdna3_bf16", 2);
+}
+
+#if defined(LIBFLOAT_DOT_FAST_X86)
+TEST_CASE("late-accumulation fast path: the caller's MXCSR decides, and is restored with its flags") {
+  std::mt19937_64 g(9);
+  bits a(100), b(100);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = draw(lf::bfloat16, g, 1, 120, 134), b[i] = draw(lf::bfloat16, g, 1, 120, 134);
+  const lf::matrix_unit& mu = lf::matrix_units::cdna3_bf16;
+  const outcome want = general(mu, lf::bfloat16, a, b, 0);
+  REQUIRE(lf::has(want.st, lf::status::inexact));
+  const unsigned saved = _mm_getcsr();
+  for (const auto& s : test_support::mxcsr_settings) {
+    CAPTURE(s.name);
+    _mm_setcsr(s.csr);
+    // Integer code only between the two MXCSR writes: the library's general path is integer arithmetic.
+    lf::status rst{};
+    const outcome runtime{lf::dot(mu, lf::bfloat16, a, lf::bfloat16, b, 0, rst), rst};
+    std::uint32_t r = 0;
+    lf::status st{};
+    const bool fast = lf::detail::late_f32_nearest<lf::format{}>(mu, lf::bfloat16, lf::detail::span_get{a},
+                                                                  lf::detail::span_get{b}, a.size(), 0, r, st);
+    const unsigned after = _mm_getcsr();
+    _mm_setcsr(saved);
+    CHECK(after == s.csr);
+    CHECK(fast == s.fast);
+    CHECK(runtime == want);
+  }
+}
+#endif
