@@ -22,7 +22,6 @@
 
 #include <doctest/doctest.h>
 
-#include "../support/mxcsr_settings.hpp"
 #include "unit_dot_cases.hpp"
 
 #include <cstddef>
@@ -32,10 +31,6 @@
 #include <string>
 #include <vector>
 
-#if defined(LIBFLOAT_DOT_FAST_X86)
-#include <immintrin.h>
-#endif
-
 namespace {
 
 using namespace unit_dot_cases;
@@ -43,11 +38,7 @@ using namespace unit_dot_cases;
 /// The general path: the model's blocks one after another (detail::block_fma_general, which
 /// takes a late_accumulation unit to detail::late_block: integer sums and the core's round_pack).
 outcome general(const lf::matrix_unit& mu, const lf::format& f, const bits& a, const bits& b, lf::bits_t c) {
-  lf::status st{};
-  const lf::detail::operand oa{f, lf::detail::span_get{a}}, ob{f, lf::detail::span_get{b}};
-  const std::size_t n = a.size(), N = static_cast<std::size_t>(mu.block_size);
-  for (std::size_t s = 0; s < n; s += N) c = lf::detail::block_fma_general(mu, oa, ob, s, n - s < N ? n - s : N, c, st);
-  return {c, st};
+  return block_chain(mu, f, a, b, c, [](auto&&... args) { return lf::detail::block_fma_general(args...); });
 }
 
 /// The late test's data sets: the shared ones and four of its own.
@@ -55,7 +46,7 @@ std::vector<data_set> late_data_sets(const lf::format& f) {
   std::vector<data_set> v = data_sets(f);
   v.push_back({"wide exponents", 1, f.bias() - 12, f.bias() + 12, false});
   v.push_back({"small products", 1, f.bias() - 9, f.bias() - 6, false});
-  // kind 2 (made in check_format): even positions the largest binade times a zero, whose e(a) + e(b)
+  // kind 2 (make_operands): even positions the largest binade times a zero, whose e(a) + e(b)
   // = emax + emin is above every odd position's small product: a zero product must not set M.
   v.push_back({"zero products above small ones", 2, f.bias() - 6, f.bias() - 4, false});
   if (f == lf::bfloat16) {
@@ -66,11 +57,6 @@ std::vector<data_set> late_data_sets(const lf::format& f) {
 }
 
 /// The units: the preset and its variants; `fast` whether the path takes it.
-struct unit_case {
-  std::string name;
-  lf::matrix_unit mu;
-  bool fast;
-};
 
 std::vector<unit_case> units(const lf::matrix_unit& preset, const char* name) {
   std::vector<unit_case> v;
@@ -130,73 +116,36 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
   const lf::status flag[3] = {lf::status::underflow, lf::status::overflow, lf::status::inexact};
   long reached[3] = {0, 0, 0};
   for (const unit_case& u : units(preset, preset_name)) {
-    for (const data_set& d : late_data_sets(F)) {
-      for (std::size_t n : lengths) {
-        for (int rep = 0; rep < 2; ++rep) {
-          bits a(n), b(n);
-          for (std::size_t i = 0; i < n; ++i) {
-            a[i] = draw(F, g, d.kind == 2 ? 1 : d.kind, d.lo, d.hi);
-            b[i] = draw(F, g, d.kind == 2 ? 1 : d.kind, d.lo, d.hi);
-            if (d.kind == 2 && i % 2 == 0) {
-              const int top = static_cast<int>(F.exponent_mask() >> F.fraction_bits()) - 1;
-              a[i] = draw(F, g, 1, top, top);
-              b[i] = g() & F.sign_mask();  // +-0
-            }
-            if (d.cancel && i % 2 == 1) {
-              a[i] = a[i - 1] ^ F.sign_mask();
-              b[i] = b[i - 1];
-            }
-          }
-          for (lf::bits_t c : start_values(g)) {
-            const std::string set = d.name;
-            CAPTURE(u.name);
-            CAPTURE(set);
-            CAPTURE(n);
-            CAPTURE(c);
-            const outcome want = general(u.mu, F, a, b, c);
-            ++compared;
-            lf::status rst{};
-            const outcome runtime{lf::dot(u.mu, F, a, F, b, c, rst), rst};
-            CHECK(runtime == want);
-            // (the typed entry converts c to binary32 first, which quiets a signaling NaN: with no
-            // products to add, that is the one difference)
-            if (n > 0 || (c & 0x7FFFFFFF) <= 0x7F800000) CHECK(typed_dot<F>(u.mu, a, b, c) == want);
-            std::uint32_t r = 0;
-            lf::status st{};
-            const bool fast = lf::detail::late_f32_nearest<lf::format{}>(u.mu, F, lf::detail::span_get{a},
-                                                                         lf::detail::span_get{b}, n,
-                                                                         static_cast<std::uint32_t>(c), r, st);
-            if (fast) {
-              ++taken;
-              CHECK(outcome{r, st} == want);
-              for (int k = 0; k < 3; ++k) reached[k] += lf::has(want.st, flag[k]) ? 1 : 0;
-            }
-            {  // the kernel as the typed lf::dot instantiates it, compiled here (a header-only program
-               // compiles this; the typed lf::dot above may come from libfloat::runtime)
-              std::vector<lf::fp<F>> ta, tb;
-              for (std::size_t i = 0; i < n; ++i) {
-                ta.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(a[i])));
-                tb.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(b[i])));
-              }
-              std::uint32_t tr = 0;
-              lf::status tst{};
-              const bool typed_fast = lf::detail::late_f32_nearest<F>(
-                  u.mu, F, lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{ta.data()}),
-                  lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{tb.data()}), n,
-                  static_cast<std::uint32_t>(c), tr, tst);
-              CHECK(typed_fast == fast);
-              if (typed_fast) CHECK(outcome{tr, tst} == want);
-            }
-            // It must not decline where it can run (or it proves nothing), nor run where it cannot.
-            // (it also declines when a block before the last overflows: the general path's
-            // partial results show that, see overflow_before_last)
-            if (lf::detail::dot_fast_built && u.fast)
-              CHECK(fast == (must_take(F, a, b, c) && !overflow_before_last(u.mu, F, a, b, c)));
-            if (!u.fast) CHECK_FALSE(fast);
-          }
-        }
+    for_each_case<F>(u.mu, u.name, g, late_data_sets(F), lengths, 2, general, [&](const bits& a, const bits& b, lf::bits_t c, const outcome& want) {
+      ++compared;
+      const std::size_t n = a.size();
+      std::uint32_t r = 0;
+      lf::status st{};
+      const bool fast = lf::detail::late_f32_nearest<lf::format{}>(u.mu, F, lf::detail::span_get{a}, lf::detail::span_get{b},
+                                                                   n, static_cast<std::uint32_t>(c), r, st);
+      if (fast) {
+        ++taken;
+        CHECK(outcome{r, st} == want);
+        for (int k = 0; k < 3; ++k) reached[k] += lf::has(want.st, flag[k]) ? 1 : 0;
       }
-    }
+      {  // the kernel as the typed lf::dot instantiates it, compiled here (a header-only program
+         // compiles this; the typed lf::dot above may come from libfloat::runtime)
+        const std::vector<lf::fp<F>> ta = typed_array<F>(a), tb = typed_array<F>(b);
+        std::uint32_t tr = 0;
+        lf::status tst{};
+        const bool typed_fast = lf::detail::late_f32_nearest<F>(
+            u.mu, F, lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{ta.data()}),
+            lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{tb.data()}), n, static_cast<std::uint32_t>(c), tr,
+            tst);
+        CHECK(typed_fast == fast);
+        if (typed_fast) CHECK(outcome{tr, tst} == want);
+      }
+      // It must not decline where it can run (or it proves nothing), nor run where it cannot; it
+      // also declines when a block before the last overflows (overflow_before_last).
+      if (lf::detail::dot_fast_built && u.fast)
+        CHECK(fast == (must_take(F, a, b, c) && !overflow_before_last(u.mu, F, a, b, c)));
+      if (!u.fast) CHECK_FALSE(fast);
+    });
   }
   MESSAGE(std::string(preset_name) << ": " << compared << " dot products compared, " << taken
                                     << " taken by the hardware path, of which " << reached[0] << " underflow, "
@@ -223,28 +172,10 @@ TEST_CASE("late-accumulation fast path: bfloat16 units give the general path's b
 
 #if defined(LIBFLOAT_DOT_FAST_X86)
 TEST_CASE("late-accumulation fast path: the caller's MXCSR decides, and is restored with its flags") {
-  std::mt19937_64 g(9);
-  bits a(100), b(100);
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = draw(lf::bfloat16, g, 1, 120, 134), b[i] = draw(lf::bfloat16, g, 1, 120, 134);
   const lf::matrix_unit& mu = lf::matrix_units::cdna3_bf16;
-  const outcome want = general(mu, lf::bfloat16, a, b, 0);
-  REQUIRE(lf::has(want.st, lf::status::inexact));
-  const unsigned saved = _mm_getcsr();
-  for (const auto& s : test_support::mxcsr_settings) {
-    CAPTURE(s.name);
-    _mm_setcsr(s.csr);
-    // Integer code only between the two MXCSR writes: the library's general path is integer arithmetic.
-    lf::status rst{};
-    const outcome runtime{lf::dot(mu, lf::bfloat16, a, lf::bfloat16, b, 0, rst), rst};
-    std::uint32_t r = 0;
-    lf::status st{};
-    const bool fast = lf::detail::late_f32_nearest<lf::format{}>(mu, lf::bfloat16, lf::detail::span_get{a},
-                                                                  lf::detail::span_get{b}, a.size(), 0, r, st);
-    const unsigned after = _mm_getcsr();
-    _mm_setcsr(saved);
-    CHECK(after == s.csr);
-    CHECK(fast == s.fast);
-    CHECK(runtime == want);
-  }
+  check_mxcsr_decides(mu, general, [&](const bits& a, const bits& b, std::uint32_t& r, lf::status& st) {
+    return lf::detail::late_f32_nearest<lf::format{}>(mu, lf::bfloat16, lf::detail::span_get{a}, lf::detail::span_get{b},
+                                                       a.size(), 0, r, st);
+  });
 }
 #endif

@@ -22,7 +22,6 @@
 
 #include <doctest/doctest.h>
 
-#include "../support/mxcsr_settings.hpp"
 #include "unit_dot_cases.hpp"
 
 #include <cstddef>
@@ -32,29 +31,16 @@
 #include <string>
 #include <vector>
 
-#if defined(LIBFLOAT_DOT_FAST_X86)
-#include <immintrin.h>
-#endif
-
 namespace {
 
 using namespace unit_dot_cases;
 
 /// The general path: the model's blocks one after another (matrix_unit.hpp, pairwise_tree).
 outcome general(const lf::matrix_unit& mu, const lf::format& f, const bits& a, const bits& b, lf::bits_t c) {
-  lf::status st{};
-  const lf::detail::operand oa{f, lf::detail::span_get{a}}, ob{f, lf::detail::span_get{b}};
-  const std::size_t n = a.size(), N = static_cast<std::size_t>(mu.block_size);
-  for (std::size_t s = 0; s < n; s += N) c = lf::detail::pairwise_block(mu, oa, ob, s, n - s < N ? n - s : N, c, st);
-  return {c, st};
+  return block_chain(mu, f, a, b, c, [](auto&&... args) { return lf::detail::pairwise_block(args...); });
 }
 
 /// The units: the preset, its other block sizes and flush settings; `fast` whether the path takes it.
-struct unit_case {
-  std::string name;
-  lf::matrix_unit mu;
-  bool fast;
-};
 
 std::vector<unit_case> units(const lf::matrix_unit& preset, const char* name) {
   std::vector<unit_case> v;
@@ -85,74 +71,44 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
   const lf::status flag[3] = {lf::status::underflow, lf::status::overflow, lf::status::invalid};
   long reached[3] = {0, 0, 0};
   for (const unit_case& u : units(preset, preset_name)) {
-    for (const data_set& d : data_sets(F)) {
-      for (std::size_t n : lengths) {
-        for (int rep = 0; rep < 3; ++rep) {
-          bits a(n), b(n);
-          for (std::size_t i = 0; i < n; ++i) {
-            a[i] = draw(F, g, d.kind, d.lo, d.hi);
-            b[i] = draw(F, g, d.kind, d.lo, d.hi);
-            if (d.cancel && i % 2 == 1) {
-              a[i] = a[i - 1] ^ F.sign_mask();
-              b[i] = b[i - 1];
-            }
-          }
-          for (lf::bits_t c : start_values(g)) {
-            const std::string set = d.name;
-            CAPTURE(u.name);
-            CAPTURE(set);
-            CAPTURE(n);
-            CAPTURE(c);
-            const outcome want = general(u.mu, F, a, b, c);
-            ++compared;
-            lf::status rst{};
-            const outcome runtime{lf::dot(u.mu, F, a, F, b, c, rst), rst};
-            CHECK(runtime == want);
-            // (the typed entry converts c to binary32 first, which quiets a signaling NaN: with no
-            // products to add, that is the one difference)
-            if (n > 0 || (c & 0x7FFFFFFF) <= 0x7F800000) CHECK(typed_dot<F>(u.mu, a, b, c) == want);
-            if (u.mu.final_rounding != lf::rounding::nearest_even) continue;  // (the caller checks the rounding)
-            std::uint32_t r = 0;
-            lf::status st{};
-            const bool fast = lf::detail::pairwise_f32_nearest<lf::format{}>(
-                F, u.mu.block_size, u.mu.input_subnormals == lf::subnormal_handling::flush,
-                u.mu.output_subnormals == lf::subnormal_handling::flush, lf::detail::span_get{a},
-                lf::detail::span_get{b}, n, static_cast<std::uint32_t>(c), r, st);
-            if (fast) {
-              ++taken;
-              CHECK(outcome{r, st} == want);
-              for (int k = 0; k < 3; ++k) reached[k] += lf::has(want.st, flag[k]) ? 1 : 0;
-            }
-            {  // the kernel as the typed lf::dot instantiates it (typed getters on fp<F> arrays), compiled
-               // here, at this test's optimization level: a program that uses the library header-only
-               // compiles this, while the typed lf::dot above may come from libfloat::runtime
-              std::vector<lf::fp<F>> ta, tb;
-              for (std::size_t i = 0; i < n; ++i) {
-                ta.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(a[i])));
-                tb.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(b[i])));
-              }
-              std::uint32_t tr = 0;
-              lf::status tst{};
-              const bool typed_fast = lf::detail::pairwise_f32_nearest<F>(
-                  F, u.mu.block_size, u.mu.input_subnormals == lf::subnormal_handling::flush,
-                  u.mu.output_subnormals == lf::subnormal_handling::flush,
-                  lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{ta.data()}),
-                  lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{tb.data()}), n,
-                  static_cast<std::uint32_t>(c), tr, tst);
-              CHECK(typed_fast == fast);
-              if (typed_fast) CHECK(outcome{tr, tst} == want);
-            }
-            // It must not decline for finite data on a unit it takes (or it proves nothing).
-            bool finite = (c & 0x7F800000) != 0x7F800000;
-            for (std::size_t i = 0; i < n; ++i)
-              finite = finite && (a[i] & F.exponent_mask()) != F.exponent_mask() &&
-                       (b[i] & F.exponent_mask()) != F.exponent_mask();
-            if (lf::detail::dot_fast_built && u.fast && finite && n > 0) CHECK(fast);
-            if (!u.fast) CHECK_FALSE(fast);
-          }
-        }
+    for_each_case<F>(u.mu, u.name, g, data_sets(F), lengths, 3, general, [&](const bits& a, const bits& b, lf::bits_t c, const outcome& want) {
+      ++compared;
+      if (u.mu.final_rounding != lf::rounding::nearest_even) return;  // (the caller checks the rounding)
+      const std::size_t n = a.size();
+      std::uint32_t r = 0;
+      lf::status st{};
+      const bool fast = lf::detail::pairwise_f32_nearest<lf::format{}>(
+          F, u.mu.block_size, u.mu.input_subnormals == lf::subnormal_handling::flush,
+          u.mu.output_subnormals == lf::subnormal_handling::flush, lf::detail::span_get{a},
+          lf::detail::span_get{b}, n, static_cast<std::uint32_t>(c), r, st);
+      if (fast) {
+        ++taken;
+        CHECK(outcome{r, st} == want);
+        for (int k = 0; k < 3; ++k) reached[k] += lf::has(want.st, flag[k]) ? 1 : 0;
       }
-    }
+      {  // the kernel as the typed lf::dot instantiates it (typed getters on fp<F> arrays), compiled
+         // here, at this test's optimization level: a program that uses the library header-only
+         // compiles this, while the typed lf::dot above may come from libfloat::runtime
+        const std::vector<lf::fp<F>> ta = typed_array<F>(a), tb = typed_array<F>(b);
+        std::uint32_t tr = 0;
+        lf::status tst{};
+        const bool typed_fast = lf::detail::pairwise_f32_nearest<F>(
+            F, u.mu.block_size, u.mu.input_subnormals == lf::subnormal_handling::flush,
+            u.mu.output_subnormals == lf::subnormal_handling::flush,
+            lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{ta.data()}),
+            lf::detail::make_typed_get<F>(lf::detail::fp_array_get<F>{tb.data()}), n,
+            static_cast<std::uint32_t>(c), tr, tst);
+        CHECK(typed_fast == fast);
+        if (typed_fast) CHECK(outcome{tr, tst} == want);
+      }
+      // It must not decline for finite data on a unit it takes (or it proves nothing).
+      bool finite = (c & 0x7F800000) != 0x7F800000;
+      for (std::size_t i = 0; i < n; ++i)
+        finite = finite && (a[i] & F.exponent_mask()) != F.exponent_mask() &&
+                 (b[i] & F.exponent_mask()) != F.exponent_mask();
+      if (lf::detail::dot_fast_built && u.fast && finite && n > 0) CHECK(fast);
+      if (!u.fast) CHECK_FALSE(fast);
+    });
   }
   MESSAGE(std::string(preset_name) << ": " << compared << " dot products compared, " << taken
                                     << " taken by the hardware path, of which " << reached[0] << " underflow, "
@@ -203,28 +159,10 @@ TEST_CASE("pairwise fast path: the flush cases the data must reach") {
 
 #if defined(LIBFLOAT_DOT_FAST_X86)
 TEST_CASE("pairwise fast path: the caller's MXCSR decides, and is restored with its flags") {
-  std::mt19937_64 g(9);
-  bits a(100), b(100);
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = draw(lf::bfloat16, g, 1, 120, 134), b[i] = draw(lf::bfloat16, g, 1, 120, 134);
   const lf::matrix_unit& mu = lf::matrix_units::cdna2_bf16;
-  const outcome want = general(mu, lf::bfloat16, a, b, 0);
-  REQUIRE(lf::has(want.st, lf::status::inexact));
-  const unsigned saved = _mm_getcsr();
-  for (const auto& s : test_support::mxcsr_settings) {
-    CAPTURE(s.name);
-    _mm_setcsr(s.csr);
-    // Integer code only between the two MXCSR writes: the library's general path is integer arithmetic.
-    lf::status rst{};
-    const outcome runtime{lf::dot(mu, lf::bfloat16, a, lf::bfloat16, b, 0, rst), rst};
-    std::uint32_t r = 0;
-    lf::status st{};
-    const bool fast = lf::detail::pairwise_f32_nearest<lf::format{}>(lf::bfloat16, 4, true, true, lf::detail::span_get{a},
-                                                                      lf::detail::span_get{b}, a.size(), 0, r, st);
-    const unsigned after = _mm_getcsr();
-    _mm_setcsr(saved);
-    CHECK(after == s.csr);
-    CHECK(fast == s.fast);
-    CHECK(runtime == want);
-  }
+  check_mxcsr_decides(mu, general, [&](const bits& a, const bits& b, std::uint32_t& r, lf::status& st) {
+    return lf::detail::pairwise_f32_nearest<lf::format{}>(lf::bfloat16, 4, true, true, lf::detail::span_get{a},
+                                                           lf::detail::span_get{b}, a.size(), 0, r, st);
+  });
 }
 #endif

@@ -5,10 +5,20 @@
 
 #include <libfloat/models/matrix_unit.hpp>
 
+#include <doctest/doctest.h>
+
+#include "../support/mxcsr_settings.hpp"
+
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
+
+#if defined(LIBFLOAT_DOT_FAST_X86)
+#include <immintrin.h>
+#endif
 
 namespace unit_dot_cases {
 
@@ -21,6 +31,25 @@ struct outcome {
   bool operator==(const outcome&) const = default;
 };
 
+/// A chain of blocks of mu.block_size over a . b from c, each block(mu, a, b, first, length, c, st):
+/// the general path that a hardware path stands in for, given its block function.
+template <class Block>
+outcome block_chain(const lf::matrix_unit& mu, const lf::format& f, const bits& a, const bits& b, lf::bits_t c,
+                    const Block& block) {
+  lf::status st{};
+  const lf::detail::operand oa{f, lf::detail::span_get{a}}, ob{f, lf::detail::span_get{b}};
+  const std::size_t n = a.size(), N = static_cast<std::size_t>(mu.block_size);
+  for (std::size_t s = 0; s < n; s += N) c = block(mu, oa, ob, s, n - s < N ? n - s : N, c, st);
+  return {c, st};
+}
+
+/// A unit under test: its name, the unit, and whether the hardware path takes it.
+struct unit_case {
+  std::string name;
+  lf::matrix_unit mu;
+  bool fast;
+};
+
 /// One random encoding of f: kind 0 any, 1 finite with the exponent field in [lo, hi].
 inline u64 draw(const lf::format& f, std::mt19937_64& g, int kind, int lo, int hi) {
   if (kind == 0) return g() & f.encoding_mask();
@@ -31,8 +60,8 @@ inline u64 draw(const lf::format& f, std::mt19937_64& g, int kind, int lo, int h
 
 struct data_set {
   const char* name;
-  int kind, lo, hi;
-  bool cancel;  // odd positions cancel the even ones: a_{2i+1} = -a_{2i}, b_{2i+1} = b_{2i}
+  int kind, lo, hi;  // kind 0, 1: draw's; kind 2: as 1, but even positions the largest binade times +-0
+  bool cancel;       // odd positions cancel the even ones: a_{2i+1} = -a_{2i}, b_{2i+1} = b_{2i}
 };
 
 /// The data sets of both tests (the binary16 and bfloat16 ones; the late test adds its own).
@@ -68,5 +97,94 @@ outcome typed_dot(const lf::matrix_unit& mu, const bits& a, const bits& b, lf::b
                                    lf::fp32::from_bits(static_cast<std::uint32_t>(c)), &st);
   return {r.bits(), st};
 }
+
+
+/// The operands of one case: n encodings of f each, from data set d.
+inline void make_operands(const lf::format& f, std::mt19937_64& g, const data_set& d, std::size_t n, bits& a, bits& b) {
+  a.assign(n, 0);
+  b.assign(n, 0);
+  const int top = static_cast<int>(f.exponent_mask() >> f.fraction_bits()) - 1;  // largest finite field
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = draw(f, g, d.kind == 2 ? 1 : d.kind, d.lo, d.hi);
+    b[i] = draw(f, g, d.kind == 2 ? 1 : d.kind, d.lo, d.hi);
+    if (d.kind == 2 && i % 2 == 0) {
+      a[i] = draw(f, g, 1, top, top);
+      b[i] = g() & f.sign_mask();  // +-0
+    }
+    if (d.cancel && i % 2 == 1) {
+      a[i] = a[i - 1] ^ f.sign_mask();
+      b[i] = b[i - 1];
+    }
+  }
+}
+
+/// The encodings x as an fp<F> array.
+template <lf::format F>
+std::vector<lf::fp<F>> typed_array(const bits& x) {
+  std::vector<lf::fp<F>> t;
+  for (auto v : x) t.push_back(lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(v)));
+  return t;
+}
+
+/// body(a, b, c) for every case of one unit: each data set, length, repetition and start value,
+/// with the unit, set, length and c captured for doctest's messages; after checking that the
+/// run-time and typed lf::dot give want = general(a, b, c).
+template <lf::format F, class General, class Body>
+void for_each_case(const lf::matrix_unit& mu, const std::string& unit, std::mt19937_64& g, const std::vector<data_set>& sets,
+                   std::span<const std::size_t> lengths, int reps, const General& general, const Body& body) {
+  for (const data_set& d : sets) {
+    for (std::size_t n : lengths) {
+      for (int rep = 0; rep < reps; ++rep) {
+        bits a, b;
+        make_operands(F, g, d, n, a, b);
+        for (lf::bits_t c : start_values(g)) {
+          const std::string set = d.name;
+          CAPTURE(unit);
+          CAPTURE(set);
+          CAPTURE(n);
+          CAPTURE(c);
+          const outcome want = general(mu, F, a, b, c);
+          lf::status rst{};
+          const outcome runtime{lf::dot(mu, F, a, F, b, c, rst), rst};
+          CHECK(runtime == want);
+          // (the typed entry converts c to binary32 first, which quiets a signaling NaN: with no
+          // products to add, that is the one difference)
+          if (n > 0 || (c & 0x7FFFFFFF) <= 0x7F800000) CHECK(typed_dot<F>(mu, a, b, c) == want);
+          body(a, b, c, want);
+        }
+      }
+    }
+  }
+}
+
+#if defined(LIBFLOAT_DOT_FAST_X86)
+/// The caller's MXCSR decides: under each setting of test_support::mxcsr_settings, fast(a, b, r, st)
+/// (the hardware path on 100 bfloat16 pairs, c = +0) runs exactly on the default ones, the
+/// run-time lf::dot on unit mu still gives general's outcome, and MXCSR comes back as it was.
+template <class General, class Fast>
+void check_mxcsr_decides(const lf::matrix_unit& mu, const General& general, const Fast& fast) {
+  std::mt19937_64 g(9);
+  bits a(100), b(100);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = draw(lf::bfloat16, g, 1, 120, 134), b[i] = draw(lf::bfloat16, g, 1, 120, 134);
+  const outcome want = general(mu, lf::bfloat16, a, b, 0);
+  REQUIRE(lf::has(want.st, lf::status::inexact));
+  const unsigned saved = _mm_getcsr();
+  for (const auto& s : test_support::mxcsr_settings) {
+    CAPTURE(s.name);
+    _mm_setcsr(s.csr);
+    // Integer code only between the two MXCSR writes: the library's general path is integer arithmetic.
+    lf::status rst{};
+    const outcome runtime{lf::dot(mu, lf::bfloat16, a, lf::bfloat16, b, 0, rst), rst};
+    std::uint32_t r = 0;
+    lf::status st{};
+    const bool taken = fast(a, b, r, st);
+    const unsigned after = _mm_getcsr();
+    _mm_setcsr(saved);
+    CHECK(after == s.csr);
+    CHECK(taken == s.fast);
+    CHECK(runtime == want);
+  }
+}
+#endif
 
 }  // namespace unit_dot_cases
