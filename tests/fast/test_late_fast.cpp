@@ -22,6 +22,7 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/sanitizer.hpp"
 #include "unit_dot_cases.hpp"
 
 #include <cstddef>
@@ -115,8 +116,9 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
   // The hardware path's cases that raised underflow, overflow, inexact: the data must reach them.
   const lf::status flag[3] = {lf::status::underflow, lf::status::overflow, lf::status::inexact};
   long reached[3] = {0, 0, 0};
+  // 2 repetitions of each data set and length; one under AddressSanitizer (tests/support/sanitizer.hpp).
   for (const unit_case& u : units(preset, preset_name)) {
-    for_each_case<F>(u.mu, u.name, g, late_data_sets(F), lengths, 2, general, [&](const bits& a, const bits& b, lf::bits_t c, const outcome& want) {
+    for_each_case<F>(u.mu, u.name, g, late_data_sets(F), lengths, test_sanitizer::scaled(2, 2), general, [&](const bits& a, const bits& b, lf::bits_t c, const outcome& want) {
       ++compared;
       const std::size_t n = a.size();
       std::uint32_t r = 0;

@@ -22,6 +22,7 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/sanitizer.hpp"
 #include "unit_dot_cases.hpp"
 
 #include <cstddef>
@@ -70,8 +71,9 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
   // The hardware path's cases that raised underflow, overflow, invalid: the data must reach them.
   const lf::status flag[3] = {lf::status::underflow, lf::status::overflow, lf::status::invalid};
   long reached[3] = {0, 0, 0};
+  // 3 repetitions of each data set and length; one under AddressSanitizer (tests/support/sanitizer.hpp).
   for (const unit_case& u : units(preset, preset_name)) {
-    for_each_case<F>(u.mu, u.name, g, data_sets(F), lengths, 3, general, [&](const bits& a, const bits& b, lf::bits_t c, const outcome& want) {
+    for_each_case<F>(u.mu, u.name, g, data_sets(F), lengths, test_sanitizer::scaled(3, 3), general, [&](const bits& a, const bits& b, lf::bits_t c, const outcome& want) {
       ++compared;
       if (u.mu.final_rounding != lf::rounding::nearest_even) return;  // (the caller checks the rounding)
       const std::size_t n = a.size();
