@@ -502,13 +502,18 @@ TEST_CASE("stochastic, the low-bit formats: every pair of finite encodings (add,
     };
     for (const named_policy& np : policies) {
       // (under AddressSanitizer, where the exact-rational model is slow, the 8-bit formats take the
-      // default policy only)
+      // default policy only, and one pair in 8: those whose operands' indices sum to a multiple of 8,
+      // so that every operand still meets an eighth of the others)
       if (test_sanitizer::under_asan && f.bits() == 8 && &np != &policies[0]) continue;
+      const std::size_t pair_stride = test_sanitizer::under_asan && f.bits() == 8 ? 8 : 1;
       for (const op o : {op::add, op::sub, op::mul, op::div, op::sqrt}) {
         const bool reads_zero = np.pol.inputs == lf::subnormal_inputs::treat_as_zero;
+        const std::vector<u64> seconds = o == op::sqrt ? std::vector<u64>{0} : finite;
         tally c;
-        for (const u64 a : finite)
-          for (const u64 b : o == op::sqrt ? std::vector<u64>{0} : finite) {
+        for (std::size_t ia = 0; ia < finite.size(); ++ia)
+          for (std::size_t ib = 0; ib < seconds.size(); ++ib) {
+            if (o != op::sqrt && (ia + ib) % pair_stride != 0) continue;
+            const u64 a = finite[ia], b = seconds[ib];
             const std::vector<u64> x{a, b, 0};
             const std::vector<u64> read = reads_zero ? std::vector<u64>{daz(a), daz(b), 0} : x;
             if (o == op::div && value_of(t, read[1]).zero()) continue;  // x / 0: no rounding
@@ -524,7 +529,8 @@ TEST_CASE("stochastic, the low-bit formats: every pair of finite encodings (add,
                 },
                 c, rng, np.pol);
           }
-        report(c, lf::format_name(f) + " " + op_name(o) + ", every operand, policy " + np.name);
+        const char* which = pair_stride > 1 ? ", one pair of operands in 8, policy " : ", every operand, policy ";
+        report(c, lf::format_name(f) + " " + op_name(o) + which + np.name);
       }
     }
   }

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,35 +54,60 @@ std::optional<cpp_rational> value_of(const spec& s, unsigned c) {
   return neg ? -v : v;
 }
 
-/// The nearest encoding of s to x under nearest-even, clamped at the largest magnitude (the MX
-/// conversion saturates). A zero takes x's sign.
-unsigned nearest(const spec& s, const cpp_rational& x) {
-  // value_of for every encoding, made once per spec (the scan below is the model; this only saves
-  // rebuilding the same rationals for every element).
-  static thread_local std::vector<std::pair<spec, std::vector<std::optional<cpp_rational>>>> cache;
-  const std::vector<std::optional<cpp_rational>>* values = nullptr;
+/// value_of for every encoding of s, made once per spec (the scans of nearest and rounded are the
+/// model; this only saves rebuilding the same rationals for every element).
+const std::vector<std::optional<cpp_rational>>& values_of(const spec& s) {
+  static thread_local std::deque<std::pair<spec, std::vector<std::optional<cpp_rational>>>> cache;  // (references stay valid)
   for (const auto& [k, vs] : cache)
-    if (k == s) values = &vs;
-  if (!values) {
-    std::vector<std::optional<cpp_rational>> vs;
-    for (unsigned c = 0; c < (1u << s.bits()); ++c) vs.push_back(value_of(s, c));
-    values = &cache.emplace_back(s, std::move(vs)).second;
-  }
-  unsigned best = 0;
-  std::optional<cpp_rational> best_d;
+    if (k == s) return vs;
+  std::vector<std::optional<cpp_rational>> vs;
+  for (unsigned c = 0; c < (1u << s.bits()); ++c) vs.push_back(value_of(s, c));
+  return cache.emplace_back(s, std::move(vs)).second;
+}
+
+/// The encoding of s that x rounds to in `mode` (nearest with ties to the even encoding, toward zero,
+/// upward, downward, nearest with ties away, or to odd), clamped at the largest magnitude as under
+/// the saturating policy (the MX conversion saturates): the largest value <= x and the smallest >= x
+/// are found by a scan of every value, then the mode chooses. A zero takes x's sign.
+unsigned rounded(const spec& s, const cpp_rational& x, lf::rounding mode) {
+  const auto& values = values_of(s);
+  std::optional<unsigned> below, above;  // (encodings)
   for (unsigned c = 0; c < (1u << s.bits()); ++c) {
-    const auto& v = (*values)[c];
+    const auto& v = values[c];
     if (!v) continue;
-    const cpp_rational d = abs(x - *v);
-    const bool even = (c & 1) == 0;
-    if (!best_d || d < *best_d || (d == *best_d && even)) {
-      best = c;
-      best_d = d;
+    if (*v <= x && (!below || *v > *values[*below])) below = c;
+    if (*v >= x && (!above || *v < *values[*above])) above = c;
+  }
+  unsigned r = 0;
+  if (!above) r = *below;       // beyond +max: clamped
+  else if (!below) r = *above;  // beyond -max
+  else if (*values[*below] == x) r = *below;  // exact
+  else {
+    const cpp_rational lo = *values[*below], hi = *values[*above];
+    switch (mode) {
+      case lf::rounding::toward_zero: r = x > 0 ? *below : *above; break;
+      case lf::rounding::upward: r = *above; break;
+      case lf::rounding::downward: r = *below; break;
+      case lf::rounding::nearest_even: {
+        const cpp_rational dl = x - lo, dh = hi - x;
+        r = dl < dh ? *below : dh < dl ? *above : (*below & 1) == 0 ? *below : *above;
+        break;
+      }
+      case lf::rounding::nearest_away: {
+        const cpp_rational dl = x - lo, dh = hi - x;
+        r = dl < dh ? *below : dh < dl ? *above : (x > 0 ? *above : *below);
+        break;
+      }
+      default: r = (*below & 1) != 0 ? *below : *above; break;  // odd: the neighbour whose last bit is 1
     }
   }
-  if (!s.exponent_only && *value_of(s, best) == 0) best = x < 0 ? 1u << (s.w + s.f) : 0u;
-  return best;
+  if (*values[r] == 0) r = x < 0 ? 1u << (s.w + s.f) : 0u;
+  return r;
 }
+
+/// The nearest encoding of s to x under nearest-even, clamped at the largest magnitude (the MX
+/// conversion saturates). A zero takes x's sign.
+unsigned nearest(const spec& s, const cpp_rational& x) { return rounded(s, x, lf::rounding::nearest_even); }
 
 cpp_rational max_of(const spec& s) {
   cpp_rational m = 0;
@@ -159,6 +185,15 @@ TEST_CASE("MX formats, OCP floor rule: scales and elements match the model on ra
       auto x = random_matrix(rows * cols, seed, seed == 3 ? 60 : 6);
       for (std::size_t c = 0; c < 32; ++c) x[2 * cols + c] = 0.0f;  // an all-zero block
       x[3 * cols + 1] = -0.0f;
+      // Row 4's first block: exact ties. Each element is a midpoint (1 + (2i + 1) / 2^(f + 1)) * 2^j
+      // with j in {-2, -1, 0}, so amax < 2 puts the scale at 2^-emax and each scaled element is a
+      // midpoint between two normal values, where nearest-even picks the even encoding (or, above the
+      // largest value, e.g. E4M3's 448 and E2M1's 6, is clamped to it).
+      const int f = k.elem.f;
+      for (std::size_t c = 0; c < 32; ++c) {
+        const int i = static_cast<int>(c) % (1 << f), j = -static_cast<int>(c % 3);
+        x[4 * cols + c] = static_cast<float>((c % 2 ? -1 : 1) * std::ldexp(1.0 + (2 * i + 1) / std::ldexp(1.0, f + 1), j));
+      }
       const auto q = lf::mx_quantize(x, rows, cols, *k.fmt);
       check_ocp(k, x, rows, cols, q);
     }
@@ -281,40 +316,6 @@ TEST_CASE("stochastic rounding of elements: one of the two neighbours, reproduci
     differs += q1.elements[i] != qn.elements[i];
   }
   CHECK(differs > 0);
-}
-
-/// The encoding of s that x rounds to in `mode` (toward zero, upward, downward, nearest with ties away,
-/// or to odd), clamped at the largest magnitude as under the saturating policy: the largest value
-/// <= x and the smallest >= x are found by a scan of every value, then the mode chooses. A zero takes
-/// x's sign.
-unsigned rounded(const spec& s, const cpp_rational& x, lf::rounding mode) {
-  std::optional<unsigned> below, above;  // (encodings)
-  for (unsigned c = 0; c < (1u << s.bits()); ++c) {
-    const auto v = value_of(s, c);
-    if (!v) continue;
-    if (*v <= x && (!below || *v > *value_of(s, *below))) below = c;
-    if (*v >= x && (!above || *v < *value_of(s, *above))) above = c;
-  }
-  unsigned r = 0;
-  if (!above) r = *below;       // beyond +max: clamped
-  else if (!below) r = *above;  // beyond -max
-  else if (*value_of(s, *below) == x) r = *below;  // exact
-  else {
-    const cpp_rational lo = *value_of(s, *below), hi = *value_of(s, *above);
-    switch (mode) {
-      case lf::rounding::toward_zero: r = x > 0 ? *below : *above; break;
-      case lf::rounding::upward: r = *above; break;
-      case lf::rounding::downward: r = *below; break;
-      case lf::rounding::nearest_away: {
-        const cpp_rational dl = x - lo, dh = hi - x;
-        r = dl < dh ? *below : dh < dl ? *above : (x > 0 ? *above : *below);
-        break;
-      }
-      default: r = (*below & 1) != 0 ? *below : *above; break;  // odd: the neighbour whose last bit is 1
-    }
-  }
-  if (*value_of(s, r) == 0) r = x < 0 ? 1u << (s.w + s.f) : 0u;
-  return r;
 }
 
 TEST_CASE("elements in every deterministic mode: toward zero, upward, downward, nearest away, odd (MX and NVFP4)") {
