@@ -88,14 +88,12 @@ unsigned rounded(const spec& s, const cpp_rational& x, lf::rounding mode) {
       case lf::rounding::toward_zero: r = x > 0 ? *below : *above; break;
       case lf::rounding::upward: r = *above; break;
       case lf::rounding::downward: r = *below; break;
-      case lf::rounding::nearest_even: {
-        const cpp_rational dl = x - lo, dh = hi - x;
-        r = dl < dh ? *below : dh < dl ? *above : (*below & 1) == 0 ? *below : *above;
-        break;
-      }
+      case lf::rounding::nearest_even:
       case lf::rounding::nearest_away: {
         const cpp_rational dl = x - lo, dh = hi - x;
-        r = dl < dh ? *below : dh < dl ? *above : (x > 0 ? *above : *below);
+        const unsigned tie = mode == lf::rounding::nearest_even ? ((*below & 1) == 0 ? *below : *above)
+                                                                : (x > 0 ? *above : *below);
+        r = dl < dh ? *below : dh < dl ? *above : tie;
         break;
       }
       default: r = (*below & 1) != 0 ? *below : *above; break;  // odd: the neighbour whose last bit is 1
