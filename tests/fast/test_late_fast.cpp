@@ -8,7 +8,8 @@
 // halves, a far c dropped, F = 29, toward-zero rounding, flushed outputs), which must still give the
 // general path's result. Entries: detail::late_f32_nearest itself (it must not decline on finite
 // data whose products stay below 2^126), also instantiated with the typed entry's getters and
-// compiled in this test, the run-time-format lf::dot and the typed lf::dot.
+// compiled in this test, the run-time-format lf::dot and the typed lf::dot; each with both kernels,
+// the portable one and the AVX2 one where the CPU has it (check_every_kernel).
 //
 // Data, binary16 and bfloat16: random encodings of every kind (infinities and NaNs: the path
 // declines), finite values over the whole exponent range, narrow and wide exponents, small
@@ -162,22 +163,46 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
   }
 }
 
+/// check_format with each kernel of the path (lf::set_array_dispatch chooses): the portable one
+/// (late_f32_kernel) and, where the CPU has AVX2, F16C and FMA, late_f32_kernel_avx2. A kernel the
+/// CPU lacks is reported as skipped. Under AddressSanitizer only the kernel this CPU runs by
+/// default (the AVX2 one where it has it), to keep the sanitizer stage short.
+template <lf::format F>
+void check_every_kernel(const lf::matrix_unit& preset, const char* preset_name, std::uint64_t seed) {
+  const bool avx2 = lf::detail::cpu().avx2_f16c && lf::detail::cpu().fma;
+  for (const lf::array_dispatch d : {lf::array_dispatch::portable, lf::array_dispatch::avx2}) {
+    if (test_sanitizer::under_asan && (d == lf::array_dispatch::avx2) != avx2) continue;
+    const lf::array_dispatch prev = lf::set_array_dispatch(d);
+    if (lf::array_dispatch_in_use() == d && (d == lf::array_dispatch::portable || avx2)) {
+      MESSAGE("kernel: " << std::string(lf::array_dispatch_name(d)));
+      check_format<F>(preset, preset_name, seed);
+    } else {
+      MESSAGE("kernel " << std::string(lf::array_dispatch_name(d)) << " skipped: this CPU lacks it");
+    }
+    lf::set_array_dispatch(prev);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("late-accumulation fast path: binary16 units give the general path's bits and flags") {
-  check_format<lf::binary16>(lf::matrix_units::cdna3_fp16, "cdna3_fp16", 1);
+  check_every_kernel<lf::binary16>(lf::matrix_units::cdna3_fp16, "cdna3_fp16", 1);
 }
 
 TEST_CASE("late-accumulation fast path: bfloat16 units give the general path's bits and flags") {
-  check_format<lf::bfloat16>(lf::matrix_units::cdna3_bf16, "cdna3_bf16", 2);
+  check_every_kernel<lf::bfloat16>(lf::matrix_units::cdna3_bf16, "cdna3_bf16", 2);
 }
 
 #if defined(LIBFLOAT_DOT_FAST_X86)
 TEST_CASE("late-accumulation fast path: the caller's MXCSR decides, and is restored with its flags") {
   const lf::matrix_unit& mu = lf::matrix_units::cdna3_bf16;
-  check_mxcsr_decides(mu, general, [&](const bits& a, const bits& b, std::uint32_t& r, lf::status& st) {
-    return lf::detail::late_f32_nearest<lf::format{}>(mu, lf::bfloat16, lf::detail::span_get{a}, lf::detail::span_get{b},
-                                                       a.size(), 0, r, st);
-  });
+  for (const lf::array_dispatch d : {lf::array_dispatch::portable, lf::array_dispatch::avx2}) {
+    const lf::array_dispatch prev = lf::set_array_dispatch(d);
+    check_mxcsr_decides(mu, general, [&](const bits& a, const bits& b, std::uint32_t& r, lf::status& st) {
+      return lf::detail::late_f32_nearest<lf::format{}>(mu, lf::bfloat16, lf::detail::span_get{a},
+                                                         lf::detail::span_get{b}, a.size(), 0, r, st);
+    });
+    lf::set_array_dispatch(prev);
+  }
 }
 #endif

@@ -35,6 +35,7 @@ struct cpu_caps {
   bool avx512 = false;
   bool avx512_bf16 = false;
   bool bmi2_lzcnt = false;  ///< BMI2 and LZCNT (the matrix unit's short blocks, fast/matrix_block.hpp)
+  bool fma = false;         ///< FMA3 (the late-accumulation unit's AVX2 blocks, fast/late_dot.hpp)
 };
 
 /// cpuid rather than __builtin_cpu_supports, which older Clang lacks for "f16c"; checks that the
@@ -45,12 +46,14 @@ inline cpu_caps detect_cpu() {
   unsigned a = 0, b = 0, cx = 0, d = 0;
   if (!__get_cpuid(1, &a, &b, &cx, &d)) return c;
   const bool osxsave = (cx & bit_OSXSAVE) != 0, f16c = (cx & bit_F16C) != 0, avx = (cx & bit_AVX) != 0;
+  const bool fma = (cx & bit_FMA) != 0;
   if (!osxsave || !avx) return c;
   unsigned lo = 0, hi = 0;
   __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   if ((lo & 0x6u) != 0x6u) return c;  // XMM and YMM state
   if (!__get_cpuid_count(7, 0, &a, &b, &cx, &d)) return c;
   c.avx2_f16c = f16c && (b & bit_AVX2) != 0;
+  c.fma = c.avx2_f16c && fma;
   unsigned xa = 0, xb = 0, xc = 0, xd = 0;  // leaf 0x80000001 (ECX bit 5: LZCNT); BMI2: leaf 7.0 EBX bit 8
   c.bmi2_lzcnt = (b & (1u << 8)) != 0 && __get_cpuid(0x80000001u, &xa, &xb, &xc, &xd) && (xc & (1u << 5)) != 0;
   const bool zmm_state = (lo & 0xE6u) == 0xE6u;  // + opmask, ZMM_Hi256, Hi16_ZMM

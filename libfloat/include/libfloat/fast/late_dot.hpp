@@ -11,7 +11,9 @@
 // edge data: every kind of encoding, subnormal inputs, products far below and far above c, sums
 // that cancel exactly, cross into binary32's subnormals or overflow, zeros of both signs, every
 // start value kind, block sizes 8, 4 and 32, F = 24 and 28, late_extra_bits 7, 0 and 16, lengths
-// around the block sizes; and the caller MXCSR states on which it must decline.
+// around the block sizes; and the caller MXCSR states on which it must decline. It runs both
+// kernels, the portable one (late_f32_kernel, steps 1-5) and the AVX2 one (late_f32_kernel_avx2,
+// step 6), chosen with lf::set_array_dispatch; a kernel the CPU lacks is reported as skipped.
 //
 // Why it gives the model's bits (the model: models/matrix_unit.hpp, late_accumulation, and
 // models/detail/block_fma.hpp, late_block, whose steps this follows one for one):
@@ -39,6 +41,18 @@
 //     through an empty `asm volatile` before the flags are read. The only floating-point
 //     operations are these, one chain per dot product, so no compiler vector lane computes
 //     anything else.
+//  6. The AVX2 kernel (late_f32_kernel_avx2; CPUs with AVX2, F16C and FMA, where the span kernels
+//     run AVX2 or AVX-512) computes the same integers as binary64 values, 8 products per vector:
+//     (a) the exponent fields and zero tests of a's and b's 8 encodings side by side in 16-bit
+//     lanes give the alignment exponents (max(E, 1) summed; 0 for a zero product) and M; (b) each
+//     product is exact in binary32 for binary16 (22 bits, magnitudes in [2^-48, 2^32)) and in
+//     binary64 for bfloat16 (16 bits, [2^-266, 2^256)); times 2^(F - M) (exact: a power of two,
+//     the result inside the normal range) and truncated (vroundps/pd toward zero, no exception) it
+//     is step 2's cut term, and a truncation that changed it dropped bits; the terms, integers
+//     below 2^30, sum exactly in binary64; (c) step 3's floors are vroundsd toward -inf of the
+//     value times a power of two, and step 4's sum is an integer times 2^grid, exact in binary64,
+//     converted to binary32 once under MXCSR as in step 4. These operations are exact, so they
+//     raise nothing that step 5 reads (converting a subnormal raises only DE, which it ignores).
 //
 // It declines when: not x86-64 with SSE arithmetic (dot_fast_built false); the caller's MXCSR is
 // not the default (nearest, every exception masked, no FTZ/DAZ); c or an operand is an infinity or
@@ -49,12 +63,20 @@
 
 #include <bit>
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include <libfloat/core/format.hpp>
 #include <libfloat/core/status.hpp>
+#include <libfloat/fast/cpu_dispatch.hpp>
 #include <libfloat/fast/dot.hpp>
 #include <libfloat/models/matrix_unit_types.hpp>
+
+#if defined(LIBFLOAT_DOT_FAST_X86) && defined(LIBFLOAT_ARRAY_X86)
+#define LIBFLOAT_LATE_AVX2 1
+#include <immintrin.h>
+#endif
 
 namespace lf::detail {
 
@@ -176,6 +198,232 @@ bool late_f32_kernel(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32
 #endif
 }
 
+#if defined(LIBFLOAT_LATE_AVX2)
+#define LIBFLOAT_LATE_TARGET __attribute__((target("avx2,f16c,fma")))
+/// Eight encodings from j on as 16-bit lanes, lanes `left` and above 0 (the block's end; left >=
+/// 1). One vector load where the getter reads a contiguous array (data(): the typed entries' fp<F>,
+/// the run-time entries' 64-bit encodings, whose low 16 bits vpshufb gathers) and the 8 lanes lie
+/// inside it (j + 8 <= n), else single loads. WHOLE: left >= 8 and j + 8 <= n are known.
+template <bool WHOLE, class G>
+[[gnu::always_inline]] LIBFLOAT_LATE_TARGET inline __m128i late_load8(const G& g, std::size_t j, std::size_t left,
+                                                                      std::size_t n) {
+  if constexpr (requires { g.data(); }) {
+    using elem = std::remove_cvref_t<decltype(*g.data())>;
+    if (WHOLE || j + 8 <= n) {
+      const __m128i keep = WHOLE ? _mm_set1_epi32(-1)
+                                 : _mm_cmpgt_epi16(_mm_set1_epi16(static_cast<short>(left < 8 ? left : 8)),
+                                                   _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
+      const auto* p = g.data() + j;
+      if constexpr (sizeof(elem) == 2) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        return WHOLE ? x : _mm_and_si128(x, keep);
+      } else if constexpr (sizeof(elem) == 8) {
+        // Per 128-bit half, the low 2 bytes of each 64-bit lane: the first vector's to bytes 0-3,
+        // the second's to bytes 4-7; then the halves' dwords in order 0, 4, 1, 5.
+        const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4));
+        const __m256i s0 = _mm256_setr_epi8(0, 1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 8, 9,
+                                            -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+        const __m256i s1 = _mm256_setr_epi8(-1, -1, -1, -1, 0, 1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                            -1, 0, 1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1);
+        const __m256i both = _mm256_or_si256(_mm256_shuffle_epi8(x0, s0), _mm256_shuffle_epi8(x1, s1));
+        const __m256i order = _mm256_permutevar8x32_epi32(both, _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
+        return _mm_and_si128(_mm256_castsi256_si128(order), keep);
+      }
+    }
+  }
+  auto get = [&](std::size_t k) -> short {
+    return WHOLE || k < left ? static_cast<short>(static_cast<std::uint16_t>(g(j + k))) : short{0};
+  };
+  return _mm_setr_epi16(get(0), get(1), get(2), get(3), get(4), get(5), get(6), get(7));
+}
+
+/// 2^e as a binary64, e in [-1022, 1023].
+[[gnu::always_inline]] inline double late_pow2(int e) {
+  return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
+}
+
+/// One block of late_f32_kernel_avx2: the len <= 8 NV products from s on (WHOLE: len = 8 NV and
+/// s + len <= n), and c (binary32 in cv's first lane, the other lanes 0) replaced by the block's
+/// result; dropv collects lost bits (nonzero lanes). Returns false (the kernel declines) for a
+/// special operand or a product that could reach 2^128.
+template <format F, int NV, bool WHOLE, class A, class B>
+[[gnu::always_inline]] LIBFLOAT_LATE_TARGET inline bool late_avx2_block(const A& a, const B& b, std::size_t s,
+                                                                        std::size_t len, std::size_t n, int Fa, int X,
+                                                                        __m128& cv, __m256d& dropv) {
+  constexpr bool half = F == binary16;
+  constexpr int fb = half ? 10 : 7, bias = half ? 15 : 127;
+  // (file comment, 6a) a's and b's 8 encodings side by side in 16-bit lanes: the exponent fields
+  // (all ones: a special operand), max(E, 1) = e + bias, and a zero product's alignment exponent 0
+  // (below every real one, which is at least 2); the largest by vphminposuw on the complements.
+  const __m256i emask = _mm256_set1_epi16((1 << (15 - fb)) - 1), one = _mm256_set1_epi16(1);
+  const __m256i magnitude = _mm256_set1_epi16(0x7FFF);
+  __m128i vmax = _mm_setzero_si128();
+  __m256i bad = _mm256_setzero_si256();
+  [[maybe_unused]] __m256 pf[NV];       // binary16: the products in binary32 (exact: file comment, 6b)
+  [[maybe_unused]] __m256d pd[2 * NV];  // bfloat16: in binary64 (exact)
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const std::size_t off = 8 * static_cast<std::size_t>(v), j = s + off;
+    const std::size_t left = len > off ? len - off : 0;
+    const __m128i x16 = !WHOLE && left == 0 ? _mm_setzero_si128() : late_load8<WHOLE>(a, j, left, n);
+    const __m128i y16 = !WHOLE && left == 0 ? _mm_setzero_si128() : late_load8<WHOLE>(b, j, left, n);
+    const __m256i xy = _mm256_set_m128i(y16, x16);
+    const __m256i E = _mm256_and_si256(_mm256_srli_epi16(xy, fb), emask);
+    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(E, emask));
+    const __m256i ex = _mm256_max_epi16(E, one);
+    const __m256i zero = _mm256_cmpeq_epi16(_mm256_and_si256(xy, magnitude), _mm256_setzero_si256());
+    const __m128i align = _mm_add_epi16(_mm256_castsi256_si128(ex), _mm256_extracti128_si256(ex, 1));
+    const __m128i zp = _mm_or_si128(_mm256_castsi256_si128(zero), _mm256_extracti128_si256(zero, 1));
+    vmax = _mm_max_epu16(vmax, _mm_andnot_si128(zp, align));
+    if constexpr (half) {
+      pf[v] = _mm256_mul_ps(_mm256_cvtph_ps(x16), _mm256_cvtph_ps(y16));
+    } else {  // bfloat16 -> binary32: the encoding in the upper half of a 32-bit lane
+      const __m128i z = _mm_setzero_si128();
+      pd[2 * v] = _mm256_mul_pd(_mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, x16))),
+                                _mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, y16))));
+      pd[2 * v + 1] = _mm256_mul_pd(_mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, x16))),
+                                    _mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, y16))));
+    }
+  }
+  const int Mb = 0xFFFF ^ (_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(vmax, _mm_set1_epi32(-1)))) & 0xFFFF);
+  const bool any = Mb != 0;
+  const int M = Mb - 2 * bias;  // (file comment, 2: e_a + e_b)
+  if (!_mm256_testz_si256(bad, bad) || M >= 126) return false;
+  // (6b) the terms cut toward zero onto 2^(M - F): t = p 2^(F - M) exactly, truncated (no flag),
+  // summed in binary64 (integers below 2^35: exact)
+  __m256d acc = _mm256_setzero_pd();  // +0: the lanes' sums are never -0
+  if constexpr (half) {
+    const __m256 up = _mm256_set1_ps(std::bit_cast<float>(static_cast<std::uint32_t>(Fa - M + 127) << 23));
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const __m256 t = _mm256_mul_ps(pf[v], up);
+      const __m256 k = _mm256_round_ps(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      dropv = _mm256_or_pd(dropv, _mm256_castps_pd(_mm256_cmp_ps(k, t, _CMP_NEQ_UQ)));
+      acc = _mm256_add_pd(acc, _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(k)),
+                                             _mm256_cvtps_pd(_mm256_extractf128_ps(k, 1))));
+    }
+  } else {
+    const __m256d up = _mm256_set1_pd(late_pow2(Fa - M));
+#pragma GCC unroll 8
+    for (int v = 0; v < 2 * NV; ++v) {
+      const __m256d t = _mm256_mul_pd(pd[v], up);
+      const __m256d k = _mm256_round_pd(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      dropv = _mm256_or_pd(dropv, _mm256_cmp_pd(k, t, _CMP_NEQ_UQ));
+      acc = _mm256_add_pd(acc, k);
+    }
+  }
+  __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(acc), _mm256_extractf128_pd(acc, 1));
+  const __m128d Sd = _mm_add_sd(s2, _mm_unpackhi_pd(s2, s2));  // the integer S of (2) (|S| < 2^35)
+  // (6c) c and the sum on a grid 2^G, both candidates computed and one chosen by a mask, with
+  // no branch on the data (the chain from one block's result to the next is the critical path):
+  //   A, M >= e_c: G = M - F, S as it is, c floored onto 2^G: (S + floor(c 2^-G)) 2^G;
+  //   B, M < e_c or no nonzero product: G = e_c - F - X, S floored onto 2^G (by 2^(M - e_c + X),
+  //   at least 2^-200: |S| < 2^35, so floor(S 2^k) is the same for every k <= -36), c exact on
+  //   it: floor(S 2^(M - e_c + X)) 2^G + c.
+  // The chosen one is exact (file comment, 4). The other must raise nothing either: A takes S = 0
+  // and B takes c = 0 when not chosen, so that each is an integer times a power of two, inside
+  // binary64's range. (Without these masks the other is inexact only when the chosen one dropped
+  // bits, whose inexact is raised anyway, so no test can see them; they keep the argument short.)
+  // e_c and B's powers of two come from c's bits in the vector unit.
+  const __m128d cd = _mm_cvtss_sd(_mm_setzero_pd(), cv);
+  {
+    // First the case where neither floor drops a bit, with a branch the CPU predicts (the chain is
+    // then one add; about two blocks in three in the benchmark's data, random signs, and few in a
+    // long sum of one sign, where c grows past the products): e_c - X <= M <= e_c + F - 23, or no
+    // nonzero product. Then neither
+    // floor drops a bit (A: c's grid 2^(e_c - 23) is a multiple of 2^(M - F); B: S's grid 2^(M - F)
+    // of 2^(e_c - F - X)), so both candidates are S 2^(M - F) + c, exact in binary64 (a multiple of
+    // 2^(e_c - F - X) below 2^(e_c + 9)); with no product, S = +0 and the sum is c (+0 for -0).
+    const int cbits = _mm_cvtsi128_si32(_mm_castps_si128(cv));
+    const int Ec = (cbits >> 23) & 0xFF, ec = (Ec == 0 ? 1 : Ec) - 127;
+    if (!any || (M >= ec - X && M <= ec + Fa - 23)) [[likely]] {
+      cv = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_add_sd(cd, _mm_mul_sd(Sd, _mm_set_sd(late_pow2(M - Fa)))));
+      return true;
+    }
+  }
+  const __m128i ecb = _mm_max_epi32(_mm_and_si128(_mm_srli_epi32(_mm_castps_si128(cv), 23), _mm_cvtsi32_si128(0xFF)),
+                                    _mm_cvtsi32_si128(1));  // e_c + 127, in a 64-bit lane
+  const __m128d pick_b = _mm_castsi128_pd(_mm_cmpgt_epi64(ecb, _mm_cvtsi64_si128(any ? M + 127 : -1)));
+  // A
+  const __m128d ca = _mm_mul_sd(cd, _mm_set_sd(late_pow2(Fa - M)));
+  const __m128d fa = _mm_round_sd(ca, ca, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  const __m128d down = _mm_set_sd(late_pow2(M - Fa));
+  const __m128d va = _mm_fmadd_sd(fa, down, _mm_andnot_pd(pick_b, _mm_mul_sd(Sd, down)));  // (exact: one FMA)
+  // B: 2^k, k = max(M - e_c + X, -200), and 2^G from exponent fields
+  const __m128i kf =
+      _mm_max_epi32(_mm_sub_epi32(_mm_cvtsi32_si128(M + X + 1023 + 127), ecb), _mm_cvtsi32_si128(1023 - 200));
+  const __m128d sb = _mm_mul_sd(Sd, _mm_castsi128_pd(_mm_slli_epi64(kf, 52)));
+  const __m128d fbl = _mm_round_sd(sb, sb, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  const __m128d gb = _mm_castsi128_pd(_mm_slli_epi64(_mm_add_epi32(ecb, _mm_cvtsi32_si128(1023 - 127 - Fa - X)), 52));
+  const __m128d vb = _mm_fmadd_sd(fbl, gb, _mm_and_pd(pick_b, cd));
+  dropv = _mm256_or_pd(
+      dropv, _mm256_castpd128_pd256(_mm_blendv_pd(_mm_cmpneq_sd(fa, ca), _mm_cmpneq_sd(fbl, sb), pick_b)));
+  cv = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_blendv_pd(va, vb, pick_b));  // (the one rounding)
+  return true;
+}
+
+/// late_f32_kernel on AVX2 and F16C, for blocks of at most 8 NV products (NV = 1 to 4): the same
+/// bits and flags (file comment, 6).
+template <format F, int NV, class A, class B>
+LIBFLOAT_LATE_TARGET bool late_f32_kernel_avx2(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32_t c,
+                                               std::uint32_t& out, status& st) {
+  const int Fa = mu.alignment_bits, X = mu.late_extra_bits;
+  const auto N = static_cast<std::size_t>(mu.block_size);
+  if ((c & 0x7F800000u) == 0x7F800000u) return false;  // c infinite or NaN
+  const unsigned caller = _mm_getcsr();
+  if ((caller & 0xFFC0u) != 0x1F80u) return false;  // not: nearest, every exception masked, no DAZ/FTZ
+  __m256d dropv = _mm256_setzero_pd();               // nonzero where a term or c lost bits
+  _mm_setcsr(caller & ~0x3Fu);
+  __asm__ volatile("" : "+r"(c) : : "memory");  // every conversion after the clear
+  __m128 cv = _mm_castsi128_ps(_mm_cvtsi32_si128(static_cast<int>(c)));  // c, the lanes above 0
+  // false: decline (restoring the caller's MXCSR); an overflow before the last block makes the
+  // next c an infinity, which the general path's specials handle (as late_f32_kernel)
+  auto next = [&](bool ok, std::size_t end) __attribute__((always_inline, target("avx2,f16c,fma"))) {
+    if (ok && ((_mm_cvtsi128_si32(_mm_castps_si128(cv)) & 0x7F800000) != 0x7F800000 || end == n)) return true;
+    _mm_setcsr(caller);
+    return false;
+  };
+  std::size_t s = 0;
+  if (N == 8 * static_cast<std::size_t>(NV)) {  // whole blocks: no lane masked, vector loads
+    for (; s + N <= n; s += N)
+      if (!next(late_avx2_block<F, NV, true>(a, b, s, N, n, Fa, X, cv, dropv), s + N)) return false;
+  }
+  for (; s < n; s += N) {
+    const std::size_t len = n - s < N ? n - s : N;
+    if (!next(late_avx2_block<F, NV, false>(a, b, s, len, n, Fa, X, cv, dropv), s + len)) return false;
+  }
+  __asm__ volatile("" : "+x"(cv));  // the chain ends before the flags are read
+  const unsigned raised = _mm_getcsr();
+  _mm_setcsr(caller);
+  status r = mxcsr_flags(raised);
+  const __m256i lost = _mm256_castpd_si256(dropv);
+  if (!_mm256_testz_si256(lost, lost)) r |= status::inexact;
+  st = r;
+  out = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(cv)));
+  return true;
+}
+#undef LIBFLOAT_LATE_TARGET
+#endif
+
+/// late_f32_kernel or, where the span kernels run AVX2 (fast/cpu_dispatch.hpp: AVX-512 CPUs
+/// included, lf::set_array_dispatch chooses for tests), late_f32_kernel_avx2.
+template <format F, class A, class B>
+bool late_f32_dispatch(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32_t c, std::uint32_t& out,
+                       status& st) {
+#if defined(LIBFLOAT_LATE_AVX2)
+  if (array_dispatch_in_use() != array_dispatch::portable && cpu().fma) {
+    switch ((mu.block_size + 7) / 8) {
+      case 1: return late_f32_kernel_avx2<F, 1>(mu, a, b, n, c, out, st);
+      case 2: return late_f32_kernel_avx2<F, 2>(mu, a, b, n, c, out, st);
+      case 3: return late_f32_kernel_avx2<F, 3>(mu, a, b, n, c, out, st);
+      default: return late_f32_kernel_avx2<F, 4>(mu, a, b, n, c, out, st);
+    }
+  }
+#endif
+  return late_f32_kernel<F>(mu, a, b, n, c, out, st);
+}
+
 /// The late_accumulation model's dot product on the hardware (file comment): c + the blocks of
 /// mu.block_size products a_i b_i of format `in` (binary16 or bfloat16, bits above the encoding
 /// ignored), c binary32. out = the result, st = the flags raised (assigned, not ORed). Returns
@@ -190,10 +438,10 @@ bool late_f32_nearest(const matrix_unit& mu, const format& in, A a, B b, std::si
   } else {
     if (!late_fast_unit(mu) || in != mu.input) return false;
     if constexpr (SF != format{}) {
-      return in == SF && late_f32_kernel<SF>(mu, a, b, n, c, out, st);
+      return in == SF && late_f32_dispatch<SF>(mu, a, b, n, c, out, st);
     } else {
-      if (in == binary16) return late_f32_kernel<binary16>(mu, a, b, n, c, out, st);
-      return late_f32_kernel<bfloat16>(mu, a, b, n, c, out, st);
+      if (in == binary16) return late_f32_dispatch<binary16>(mu, a, b, n, c, out, st);
+      return late_f32_dispatch<bfloat16>(mu, a, b, n, c, out, st);
     }
   }
 }
