@@ -9,7 +9,7 @@
 // general path's result. Entries: detail::late_f32_nearest itself (it must not decline on finite
 // data whose products stay below 2^126), also instantiated with the typed entry's getters and
 // compiled in this test, the run-time-format lf::dot and the typed lf::dot; each with both kernels,
-// the portable one and the AVX2 one where the CPU has it (check_every_kernel).
+// the portable one and the AVX2 one where the CPU has it (for_every_kernel).
 //
 // Data, binary16 and bfloat16: random encodings of every kind (infinities and NaNs: the path
 // declines), finite values over the whole exponent range, narrow and wide exponents, small
@@ -61,12 +61,7 @@ std::vector<data_set> late_data_sets(const lf::format& f) {
 /// The units: the preset and its variants; `fast` whether the path takes it.
 
 std::vector<unit_case> units(const lf::matrix_unit& preset, const char* name) {
-  std::vector<unit_case> v;
-  auto with = [&](const char* what, bool fast, auto change) {
-    lf::matrix_unit mu = preset;
-    change(mu);
-    v.push_back({std::string(name) + " " + what, mu, fast});
-  };
+  unit_variants with{preset, name, {}};
   with("as is", true, [](lf::matrix_unit&) {});
   with("N=4", true, [](lf::matrix_unit& m) { m.block_size = 4; });
   with("N=32", true, [](lf::matrix_unit& m) { m.block_size = 32; });
@@ -79,7 +74,7 @@ std::vector<unit_case> units(const lf::matrix_unit& preset, const char* name) {
   with("F=29", false, [](lf::matrix_unit& m) { m.alignment_bits = 29; });
   with("toward zero", false, [](lf::matrix_unit& m) { m.final_rounding = lf::rounding::toward_zero; });
   with("outputs flushed", false, [](lf::matrix_unit& m) { m.output_subnormals = lf::subnormal_handling::flush; });
-  return v;
+  return with.cases;
 }
 
 /// Whether the path must take these data on a unit it takes: c and every operand finite, and no
@@ -163,34 +158,14 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
   }
 }
 
-/// check_format with each kernel of the path (lf::set_array_dispatch chooses): the portable one
-/// (late_f32_kernel) and, where the CPU has AVX2, F16C and FMA, late_f32_kernel_avx2. A kernel the
-/// CPU lacks is reported as skipped. Under AddressSanitizer only the kernel this CPU runs by
-/// default (the AVX2 one where it has it), to keep the sanitizer stage short.
-template <lf::format F>
-void check_every_kernel(const lf::matrix_unit& preset, const char* preset_name, std::uint64_t seed) {
-  const bool avx2 = lf::detail::cpu().avx2_f16c && lf::detail::cpu().fma;
-  for (const lf::array_dispatch d : {lf::array_dispatch::portable, lf::array_dispatch::avx2}) {
-    if (test_sanitizer::under_asan && (d == lf::array_dispatch::avx2) != avx2) continue;
-    const lf::array_dispatch prev = lf::set_array_dispatch(d);
-    if (lf::array_dispatch_in_use() == d && (d == lf::array_dispatch::portable || avx2)) {
-      MESSAGE("kernel: " << std::string(lf::array_dispatch_name(d)));
-      check_format<F>(preset, preset_name, seed);
-    } else {
-      MESSAGE("kernel " << std::string(lf::array_dispatch_name(d)) << " skipped: this CPU lacks it");
-    }
-    lf::set_array_dispatch(prev);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("late-accumulation fast path: binary16 units give the general path's bits and flags") {
-  check_every_kernel<lf::binary16>(lf::matrix_units::cdna3_fp16, "cdna3_fp16", 1);
+  for_every_kernel([] { check_format<lf::binary16>(lf::matrix_units::cdna3_fp16, "cdna3_fp16", 1); });
 }
 
 TEST_CASE("late-accumulation fast path: bfloat16 units give the general path's bits and flags") {
-  check_every_kernel<lf::bfloat16>(lf::matrix_units::cdna3_bf16, "cdna3_bf16", 2);
+  for_every_kernel([] { check_format<lf::bfloat16>(lf::matrix_units::cdna3_bf16, "cdna3_bf16", 2); });
 }
 
 #if defined(LIBFLOAT_DOT_FAST_X86)

@@ -1,6 +1,6 @@
 // Shared by the tests of the matrix units' hardware paths (test_pairwise_fast.cpp,
-// test_late_fast.cpp): a dot product's outcome, random encodings, the data sets, the start values
-// and the typed lf::dot on the same data.
+// test_late_fast.cpp, test_exact_block_fast.cpp): a dot product's outcome, random encodings, the
+// data sets, the start values, the typed lf::dot on the same data, and each kernel of a path.
 #pragma once
 
 #include <libfloat/models/matrix_unit.hpp>
@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/mxcsr_settings.hpp"
+#include "../support/sanitizer.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -50,9 +51,25 @@ struct unit_case {
   bool fast;
 };
 
-/// One random encoding of f: kind 0 any, 1 finite with the exponent field in [lo, hi].
+/// A test's units: with(what, fast, change) adds the preset changed by change(mu), named
+/// "<name> <what>"; cases holds them.
+struct unit_variants {
+  const lf::matrix_unit& preset;
+  std::string name;
+  std::vector<unit_case> cases;
+  template <class Change>
+  void operator()(const char* what, bool fast, const Change& change) {
+    lf::matrix_unit mu = preset;
+    change(mu);
+    cases.push_back({name + " " + what, mu, fast});
+  }
+};
+
+/// One random encoding of f: kind 0 any, 1 finite with the exponent field in [lo, hi], 3 a zero
+/// of either sign.
 inline u64 draw(const lf::format& f, std::mt19937_64& g, int kind, int lo, int hi) {
   if (kind == 0) return g() & f.encoding_mask();
+  if (kind == 3) return (g() & 1) ? f.sign_mask() : 0;
   const u64 sign = (g() & 1) ? f.sign_mask() : 0;
   const auto field = static_cast<u64>(lo + static_cast<int>(g() % static_cast<u64>(hi - lo + 1)));
   return sign | (field << f.fraction_bits()) | (g() & f.fraction_mask());
@@ -60,7 +77,9 @@ inline u64 draw(const lf::format& f, std::mt19937_64& g, int kind, int lo, int h
 
 struct data_set {
   const char* name;
-  int kind, lo, hi;  // kind 0, 1: draw's; kind 2: as 1, but even positions the largest binade times +-0
+  int kind, lo, hi;  // kind 0, 1, 3: draw's; kind 2: as 1, but even positions the largest binade times +-0;
+                     // kind 4: as 1, but one a_i in 16 an infinity or a NaN, and the last one in 2 (so that
+                     // one ends the dot product, past every other block), a quarter of them times +-0
   bool cancel;       // odd positions cancel the even ones: a_{2i+1} = -a_{2i}, b_{2i+1} = b_{2i}
 };
 
@@ -105,8 +124,12 @@ inline void make_operands(const lf::format& f, std::mt19937_64& g, const data_se
   b.assign(n, 0);
   const int top = static_cast<int>(f.exponent_mask() >> f.fraction_bits()) - 1;  // largest finite field
   for (std::size_t i = 0; i < n; ++i) {
-    a[i] = draw(f, g, d.kind == 2 ? 1 : d.kind, d.lo, d.hi);
-    b[i] = draw(f, g, d.kind == 2 ? 1 : d.kind, d.lo, d.hi);
+    a[i] = draw(f, g, d.kind == 2 || d.kind == 4 ? 1 : d.kind, d.lo, d.hi);
+    b[i] = draw(f, g, d.kind == 2 || d.kind == 4 ? 1 : d.kind, d.lo, d.hi);
+    if (d.kind == 4 && (g() % 16 == 0 || (i + 1 == n && g() % 2 == 0))) {
+      a[i] = (g() & f.sign_mask()) | f.exponent_mask() | ((g() & 1) ? g() & f.fraction_mask() : 0);
+      if (g() % 4 == 0) b[i] = g() & f.sign_mask();
+    }
     if (d.kind == 2 && i % 2 == 0) {
       a[i] = draw(f, g, 1, top, top);
       b[i] = g() & f.sign_mask();  // +-0
@@ -154,6 +177,26 @@ void for_each_case(const lf::matrix_unit& mu, const std::string& unit, std::mt19
         }
       }
     }
+  }
+}
+
+/// body() with each kernel of a hardware path that has two (lf::set_array_dispatch chooses): the
+/// portable one and, where the CPU has AVX2, F16C and FMA, the AVX2 one. A kernel the CPU lacks is
+/// reported as skipped. Under AddressSanitizer only the kernel this CPU runs by default (the AVX2
+/// one where it has it), to keep the sanitizer stage short.
+template <class Body>
+void for_every_kernel(const Body& body) {
+  const bool avx2 = lf::detail::cpu().avx2_f16c && lf::detail::cpu().fma;
+  for (const lf::array_dispatch d : {lf::array_dispatch::portable, lf::array_dispatch::avx2}) {
+    if (test_sanitizer::under_asan && (d == lf::array_dispatch::avx2) != avx2) continue;
+    const lf::array_dispatch prev = lf::set_array_dispatch(d);
+    if (lf::array_dispatch_in_use() == d && (d == lf::array_dispatch::portable || avx2)) {
+      MESSAGE("kernel: " << std::string(lf::array_dispatch_name(d)));
+      body();
+    } else {
+      MESSAGE("kernel " << std::string(lf::array_dispatch_name(d)) << " skipped: this CPU lacks it");
+    }
+    lf::set_array_dispatch(prev);
   }
 }
 

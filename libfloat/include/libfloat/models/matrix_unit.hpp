@@ -36,6 +36,11 @@
 //     (toward_zero for binary32 output, nearest_even for binary16 output), then converted
 //     exactly to the output format; the output's subnormals are kept (or flushed, FTZ);
 //  6. K > N is a chain of blocks: each block's result is the next block's c.
+// With alignment_rounding::exact (a block is its exact sum with c, rounded once: CDNA1 as
+// MATLAB-tensor-core models it), binary16 or bfloat16 inputs, binary32 output, nearest even,
+// subnormals kept and blocks of up to 16, binary64 sums and one hardware conversion per block
+// compute it (fast/exact_block_dot.hpp: the same bits and flags; blocks it cannot take are the
+// general path's).
 // Why F relative to e(a) + e(b) and not to the normalised product exponent: the MATLAB models
 // align unnormalised products (significands in [1, 4)) and give the alignment one extra bit when
 // the largest product is >= 2 (Generic_BFMA_TC.m, fpbits_IEEE2, "spcFlag"), which is the same grid.
@@ -133,6 +138,7 @@
 #include <libfloat/core/fp.hpp>
 #include <libfloat/core/status.hpp>
 #include <libfloat/fast/dot.hpp>
+#include <libfloat/fast/exact_block_dot.hpp>
 #include <libfloat/fast/late_dot.hpp>
 #include <libfloat/fast/matrix_block.hpp>
 #include <libfloat/fast/pairwise_dot.hpp>
@@ -288,7 +294,21 @@ template <class A, class B>
 bits_t unit_dot_signed(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t n, bits_t c,
                        status& st) {
   switch (mu.model) {
-    case matrix_unit_model::block_fma: return block_chain(mu, a, b, 0, n, c, st);
+    case matrix_unit_model::block_fma: {
+      // Exact alignment, binary16 or bfloat16 in, binary32 nearest-even out (exact_block_fast_unit):
+      // binary64 sums and one hardware conversion per block give the same bits and flags
+      // (fast/exact_block_dot.hpp); it declines only for a caller's MXCSR other than the default.
+      if (dot_fast_built && a.fmt == b.fmt && exact_block_fast_unit(mu)) {
+        std::uint32_t r = 0;
+        status s{};
+        if (exact_block_f32_nearest<static_format_of<A>>(mu, a.fmt, a.get, b.get, n, static_cast<std::uint32_t>(c), r,
+                                                         s)) {
+          st |= s;
+          return r;
+        }
+      }
+      return block_chain(mu, a, b, 0, n, c, st);
+    }
     case matrix_unit_model::cuda_core_fma: {
       // binary16 (or E5M2, E4M3) in, binary32 nearest-even out, subnormals kept: the hardware's
       // own binary32 adds give the same bits and flags (fast/dot.hpp); it declines for
