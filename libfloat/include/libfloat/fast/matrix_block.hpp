@@ -561,10 +561,12 @@ template <std::size_t NW>
 }
 
 /// The accumulator of block_chain_short_avx2 between blocks while it is zero or normal:
-/// |c| = sig * 2^(pc - bias_a - bias_b - 23 - Lc) (binary32's significand scaled by 2^Lc, the
-/// scaling block_fast_finish gives c; pc its exponent in the products' frame), sig = 0 and
-/// pc = short_zero for a zero; neg its sign. Any other c (subnormal, infinity, NaN): pc =
-/// short_other and sig its encoding.
+/// |c| = sig * 2^(pc - bias_a - bias_b - 63), sig binary32's significand shifted left to bit 63
+/// (short_sig_shift: the 24-bit significand times 2^40; pc its exponent in the products' frame),
+/// sig = 0 and pc = short_zero for a zero; neg its sign as a mask (all ones: negative). Any other c
+/// (subnormal, infinity, NaN):
+/// pc = short_other and sig its encoding. Left-aligned, c's term on a block's grid is one right shift
+/// and a rounded result is its normalised sum with the bits below p cleared (short_round).
 struct short_acc {
   std::uint64_t sig, neg;
   int pc;
@@ -572,23 +574,25 @@ struct short_acc {
 
 inline constexpr int short_zero = -(1 << 20);  // the exponent of a zero: below every real one
 inline constexpr int short_other = 1 << 20;    // (above every real one)
+inline constexpr int short_sig_shift = 63 - binary32.fraction_bits();
 
 template <int BiasAB>
-LIBFLOAT_INLINE constexpr short_acc short_decode(bits_t x, int Lc) {
+LIBFLOAT_INLINE constexpr short_acc short_decode(bits_t x) {
   constexpr int fo = binary32.fraction_bits();
-  const std::uint64_t field = (x >> fo) & 0xff, m = x & binary32.fraction_mask(), neg = x >> (binary32.bits() - 1);
+  const std::uint64_t field = (x >> fo) & 0xff, m = x & binary32.fraction_mask();
+  const std::uint64_t neg = 0 - (x >> (binary32.bits() - 1));
   if (field == 0 && m == 0) return {0, neg, short_zero};
   if (field == 0 || field == 0xff) return {x, neg, short_other};
-  return {(m | binary32.min_normal_bits()) << Lc, neg, static_cast<int>(field) - binary32.bias() + BiasAB};
+  return {(m | binary32.min_normal_bits()) << short_sig_shift, neg, static_cast<int>(field) - binary32.bias() + BiasAB};
 }
 
 template <int BiasAB>
-LIBFLOAT_INLINE constexpr bits_t short_encode(const short_acc& c, int Lc) {
+LIBFLOAT_INLINE constexpr bits_t short_encode(const short_acc& c) {
   if (c.pc == short_other) return c.sig;
-  const bits_t s = c.neg << (binary32.bits() - 1);
+  const bits_t s = (c.neg & 1) << (binary32.bits() - 1);
   if (c.pc == short_zero) return s;
   return s | (static_cast<std::uint64_t>(c.pc - BiasAB + binary32.bias()) << binary32.fraction_bits()) |
-         ((c.sig >> Lc) & binary32.fraction_mask());
+         ((c.sig >> short_sig_shift) & binary32.fraction_mask());
 }
 
 /// A block that block_chain_short_avx2 does not take itself (an operand zero, subnormal or
@@ -602,12 +606,12 @@ template <format FA, format FB, format K, int M, class A, class B>
 }
 
 /// A result outside binary32's normal range, or zero: block_fast_finish (round_pack) from the
-/// products' sum and c (sig, neg, pc). (Out of line, as above.)
+/// products' sum and c (sig, neg, pc as in short_acc). (Out of line, as above.)
 template <format FA, format FB, format K, int M>
 [[gnu::noinline]] bits_t short_finish(int pmax, std::uint64_t sig, std::uint64_t neg, int pc, std::int64_t products,
                                       std::uint64_t dropped, const fast_chain& ch, status& st) {
   constexpr int bias_ab = FA.bias() + FB.bias();
-  const fast_operand z{sig >> ch.Lc, pc - bias_ab + binary32.bias(), neg, 0};
+  const fast_operand z{sig >> short_sig_shift, pc - bias_ab + binary32.bias(), neg & 1, 0};
   return block_fast_finish<FA, FB, K, M, false>(pmax, pc, z, products, dropped, ch, st);
 }
 
@@ -619,17 +623,14 @@ template <format FA, format FB, format K, int M>
 /// (The unit's parameters short_round uses, copied once per chain into locals, which the calls out
 /// of line cannot change: the loops keep them in registers.)
 struct short_params {
-  int Lc;
-  int cut_base;    ///< a product's right shift: pmax + cut_base - P
-  int c_base;      ///< c's right shift: pmax + c_base - pc
-  int exp_base;    ///< the result's exponent: pmax + exp_base - lz
-  int keep_shift;  ///< kept bits -> the scaled significand
+  int cut_base;             ///< a product's right shift: pmax + cut_base - P
+  int base;                 ///< 63 - F: c's right shift is pmax + base - pc, the result's exponent pmax + base - lz
+  std::uint64_t keep_mask;  ///< the top p bits (p = K's precision)
 };
 
 template <format FA, format FB, format K>
 constexpr short_params make_short_params(const fast_chain& ch) {
-  return {ch.Lc, FA.fraction_bits() + FB.fraction_bits() - ch.F + ch.L, binary32.fraction_bits() - ch.F + ch.Lc,
-          63 - ch.F, binary32.precision - K.precision + ch.Lc};
+  return {FA.fraction_bits() + FB.fraction_bits() - ch.F + ch.L, 63 - ch.F, ~std::uint64_t{0} << (64 - K.precision)};
 }
 
 /// A block that the short chain does not take itself, on the decoded c (short_block_portable).
@@ -638,48 +639,68 @@ template <format FA, format FB, format K, int M, class A, class B>
                                                   const operand<B>& b, std::size_t f0, std::size_t nb,
                                                   const fast_chain& ch, status& st) {
   constexpr int bias_ab = FA.bias() + FB.bias();
-  c = short_decode<bias_ab>(
-      short_block_portable<FA, FB, K, M>(mu, a, b, f0, nb, short_encode<bias_ab>(c, ch.Lc), ch, st), ch.Lc);
+  c = short_decode<bias_ab>(short_block_portable<FA, FB, K, M>(mu, a, b, f0, nb, short_encode<bias_ab>(c), ch, st));
 }
 
-template <format FA, format FB, format K, int M>
+/// A copy of pmax for short_round that the optimiser cannot relate to anything: the caller checks
+/// pmax against max(Pmax, c's pc) and would otherwise let short_round read that maximum (equal on
+/// the path taken), which waits for the previous block's result, where pmax (decided by the guess)
+/// does not.
+[[gnu::always_inline]] inline int short_opaque(int x) {
+  asm("" : "+r"(x));
+  return x;
+}
+
+/// products_dropped(): whether the products' terms lost bits on this block's grid, read only where
+/// needed: by the result's inexact flag when CountProducts (else the caller counts them, see
+/// short_pairs) and by short_finish.
+template <format FA, format FB, format K, int M, bool CountProducts, class Dropped>
 [[gnu::always_inline]] LIBFLOAT_MB_AVX2_BMI inline void short_round(short_acc& c, int pmax, std::int64_t sum,
-                                                                  std::uint64_t dropped, std::uint64_t& inexact,
-                                                                  const short_params kp, const fast_chain& ch,
-                                                                  status& st) {
+                                                                  const Dropped& products_dropped,
+                                                                  std::uint64_t& inexact, const short_params kp,
+                                                                  const fast_chain& ch, status& st) {
   constexpr int bias_ab = FA.bias() + FB.bias();
   constexpr int p = K.precision;
   constexpr int emin = binary32.emin(), emax = binary32.emax();
-  const int Lc = kp.Lc, c_base = kp.c_base, exp_base = kp.exp_base, keep_shift = kp.keep_shift;
   const std::int64_t products = sum;
-  {  // c's term, as block_fast_finish (r >= 0: pc <= pmax and fo + Lc >= F)
-    const int r = pmax + c_base - c.pc;
-    const auto rr = static_cast<unsigned>(r < 63 ? r : 63);
-    const std::uint64_t k = c.sig >> rr;
-    dropped |= c.sig ^ (k << rr);
-    sum += static_cast<std::int64_t>((k ^ (0 - c.neg)) + c.neg);
+  std::uint64_t dropped;
+  {  // c's term, as block_fast_finish: |c| / 2^(grid) = sig >> r with r = pmax + 63 - F - pc >= 63 - F
+     // (pc <= pmax); a shift of 64 or more drops all of it, by a mask instead of a clamp of r (one
+     // instruction less between one block's result and the next one's)
+    const int r = pmax + kp.base - c.pc;
+    const auto rr = static_cast<unsigned>(r) & 63;
+    const std::uint64_t k = (c.sig >> rr) & (0 - static_cast<std::uint64_t>(static_cast<unsigned>(r) < 64));
+    dropped = c.sig ^ (k << rr);
+    sum += static_cast<std::int64_t>((k ^ c.neg) - c.neg);
   }
   // Step 5 for a normal result: |sum| * 2^(pmax - bias_ab - F) normalised, p bits kept.
   const auto sm = static_cast<std::uint64_t>(sum >> 63);  // all ones for a negative sum
   const std::uint64_t mag = (static_cast<std::uint64_t>(sum) ^ sm) - sm;  // (no branch: the sign is random)
-  const int lz = std::countl_zero(mag | 1);  // (mag == 0 is handled below)
-  const std::uint64_t norm = mag << lz;
-  std::uint64_t kept = norm >> (64 - p);
-  const std::uint64_t below = norm << p;  // the bits below the kept ones, left-aligned
-  int pr = pmax + exp_base - lz;          // the result's exponent in the products' frame
+  const int lz = std::countl_zero(mag);                    // 64 for mag == 0 (handled below)
+  const std::uint64_t norm = mag << (lz & 63);
+  int pr = pmax + kp.base - lz;  // the result's exponent in the products' frame
+  std::uint64_t sig, below;
   if constexpr (M == static_cast<int>(rounding::nearest_even)) {
+    std::uint64_t kept = norm >> (64 - p);
+    below = norm << p;  // the bits below the kept ones, left-aligned
     kept += (below >> 63) & ((below << 1 != 0) | (kept & 1));
     const std::uint64_t carry = kept >> p;
     kept >>= carry;
     pr += static_cast<int>(carry);
+    sig = kept << (64 - p);
+  } else {
+    sig = norm & kp.keep_mask;
+    below = norm & ~kp.keep_mask;
   }
   if (mag == 0 || static_cast<unsigned>(pr - bias_ab - emin) > static_cast<unsigned>(emax - emin)) [[unlikely]] {
-    c = short_decode<bias_ab>(short_finish<FA, FB, K, M>(pmax, c.sig, c.neg, c.pc, products, dropped, ch, st), Lc);
+    c = short_decode<bias_ab>(
+        short_finish<FA, FB, K, M>(pmax, c.sig, c.neg, c.pc, products, dropped | products_dropped(), ch, st));
     return;
   }
+  if constexpr (CountProducts) dropped |= products_dropped();
   inexact |= dropped | below;
-  c.sig = kept << keep_shift;
-  c.neg = sm & 1;
+  c.sig = sig;
+  c.neg = sm;
   c.pc = pr;
 }
 
@@ -711,16 +732,17 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
     }
     // The products' terms on the grid of the guessed c exponent; again if the real one differs.
     int pmax = t.pmax > guess ? t.pmax : guess;
+    int pmax_round = short_opaque(pmax);
     std::uint64_t dropped;
     std::int64_t sum = Narrow ? mb_cut_block_narrow<NV / 2>(t, pmax + cut_base, dropped)
                               : mb_cut_block<NV>(t, pmax + cut_base, false, dropped);
     if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
       guess = c.pc;
-      pmax = real;
+      pmax = pmax_round = real;
       sum = Narrow ? mb_cut_block_narrow<NV / 2>(t, pmax + cut_base, dropped)
                    : mb_cut_block<NV>(t, pmax + cut_base, false, dropped);
     }
-    short_round<FA, FB, K, M>(c, pmax, sum, dropped, inexact, kp, ch, st);
+    short_round<FA, FB, K, M, true>(c, pmax_round, sum, [dropped] { return dropped; }, inexact, kp, ch, st);
   }
   io = c;
   guess_io = guess;
@@ -730,20 +752,23 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
 
 /// mb_cut_block_narrow for the two blocks of 4 terms of mb_load_block_narrow<.., 1>'s vector (block k
 /// in 128-bit half k, cut on the grid whose products' shift is base[k] - P): each half's sum (in-lane
-/// shuffles) and whether its terms lost bits.
+/// shuffles); `lost` holds the bits each term lost (mb_half_dropped reads a half's).
 [[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline void mb_cut_halves(const mb_block_terms& t, __m256i base,
-                                                                std::int64_t (&sum)[2], std::uint64_t (&dropped)[2]) {
+                                                                std::int64_t (&sum)[2], __m256i& lost) {
   const __m256i r = _mm256_sub_epi32(base, t.pe[0]);
   const __m256i q = _mm256_srlv_epi32(t.sig[0], r);
-  const __m256i kept = _mm256_cmpeq_epi32(t.sig[0], _mm256_sllv_epi32(q, r));  // all ones: nothing dropped
+  lost = _mm256_xor_si256(t.sig[0], _mm256_sllv_epi32(q, r));
   __m256i v = _mm256_sub_epi32(_mm256_xor_si256(q, t.neg[0]), t.neg[0]);
   v = _mm256_add_epi32(v, _mm256_shuffle_epi32(v, 0x4E));
   v = _mm256_add_epi32(v, _mm256_shuffle_epi32(v, 0xB1));
   sum[0] = _mm256_cvtsi256_si32(v);
   sum[1] = _mm256_extract_epi32(v, 4);
-  const int all = _mm256_movemask_ps(_mm256_castsi256_ps(kept));
-  dropped[0] = (all & 0xF) != 0xF;
-  dropped[1] = (all >> 4) != 0xF;
+}
+
+/// Whether a term of block k (half k of mb_cut_halves' vector) lost bits.
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::uint64_t mb_half_dropped(__m256i lost, int k) {
+  const __m128i h = k == 0 ? _mm256_castsi256_si128(lost) : _mm256_extracti128_si256(lost, 1);
+  return _mm_testz_si128(h, h) ? 0 : 1;
 }
 
 /// Whole blocks of 4 terms two at a time, for block_chain_short_avx2 where mb_narrow_ok(pa, pb, L, 4)
@@ -753,7 +778,12 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
 /// two blocks share the loads, the decoding and the cut. Then, block by block, what short_blocks does:
 /// the cut again (that block's half) when c's real exponent decides another grid, and short_round.
 /// A pair with a zero, subnormal or special operand is the portable block's, block by block; so is a
-/// block reached with c neither zero nor normal.
+/// block reached with c neither zero nor normal (its pc, short_other, is above every Pmax, so the
+/// test for another grid catches it).
+/// The products' lost bits (the inexact flag) are ORed into one vector for the pairs whose two
+/// blocks both rounded the guessed grid's sums (`done` == 3, nearly always); a block cut again
+/// counts its own in short_round, a portable block in its flags, and the other block of such a pair
+/// its half here.
 template <format FA, format FB, format K, int M, class A, class B>
 LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
                                                   std::size_t first, std::size_t s, std::size_t n, short_acc& io,
@@ -767,6 +797,7 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
   short_acc c = io;
   int guess = guess_io;
   std::uint64_t inexact = inexact_io;
+  __m256i lost_all = _mm256_setzero_si256();
   for (; n - s >= 8; s += 8) {
     const std::size_t f0 = first + s;
     mb_block_terms t;
@@ -780,29 +811,38 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
     const int pm[2] = {_mm256_cvtsi256_si32(hmax), _mm256_extract_epi32(hmax, 4)};
     const int cut_guess = guess;
     std::int64_t sums[2];
-    std::uint64_t drops[2];
-    mb_cut_halves(t, _mm256_add_epi32(_mm256_max_epi32(hmax, _mm256_set1_epi32(cut_guess)), vcut_base), sums, drops);
+    __m256i lost;
+    mb_cut_halves(t, _mm256_add_epi32(_mm256_max_epi32(hmax, _mm256_set1_epi32(cut_guess)), vcut_base), sums, lost);
+    unsigned done = 0;  // bit k: block k rounded the guessed grid's sum
 #pragma GCC unroll 2
     for (int k = 0; k < 2; ++k) {
-      if (c.pc == short_other) [[unlikely]] {
-        short_portable<FA, FB, K, M>(c, mu, a, b, f0 + 4 * k, 4, ch, st);
+      const int pmax = pm[k] > cut_guess ? pm[k] : cut_guess;
+      const int pmax_round = short_opaque(pmax);
+      if (const int real = pm[k] > c.pc ? pm[k] : c.pc; real != pmax) [[unlikely]] {
+        if (c.pc == short_other) {
+          short_portable<FA, FB, K, M>(c, mu, a, b, f0 + 4 * k, 4, ch, st);
+          continue;
+        }
+        guess = c.pc;
+        std::int64_t rsums[2];
+        __m256i rlost;
+        mb_cut_halves(t, _mm256_set1_epi32(real + cut_base), rsums, rlost);
+        short_round<FA, FB, K, M, true>(
+            c, real, rsums[k], [rlost, k]() LIBFLOAT_MB_AVX2 { return mb_half_dropped(rlost, k); }, inexact, kp, ch, st);
         continue;
       }
-      int pmax = pm[k] > cut_guess ? pm[k] : cut_guess;
-      std::int64_t sum = sums[k];
-      std::uint64_t dropped = drops[k];
-      if (const int real = pm[k] > c.pc ? pm[k] : c.pc; real != pmax) [[unlikely]] {
-        guess = c.pc;
-        pmax = real;
-        std::int64_t rsums[2];
-        std::uint64_t rdrops[2];
-        mb_cut_halves(t, _mm256_set1_epi32(pmax + cut_base), rsums, rdrops);
-        sum = rsums[k];
-        dropped = rdrops[k];
-      }
-      short_round<FA, FB, K, M>(c, pmax, sum, dropped, inexact, kp, ch, st);
+      short_round<FA, FB, K, M, false>(
+          c, pmax_round, sums[k], [lost, k]() LIBFLOAT_MB_AVX2 { return mb_half_dropped(lost, k); }, inexact, kp, ch, st);
+      done |= 1u << k;
+    }
+    if (done == 3) [[likely]] {
+      lost_all = _mm256_or_si256(lost_all, lost);
+    } else {
+      for (int k = 0; k < 2; ++k)
+        if ((done >> k) & 1) inexact |= mb_half_dropped(lost, k);
     }
   }
+  if (!_mm256_testz_si256(lost_all, lost_all)) inexact = 1;
   io = c;
   guess_io = guess;
   inexact_io = inexact;
@@ -833,7 +873,7 @@ LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const 
   static_assert(K.exponent_bits == binary32.exponent_bits && K.bias() == binary32.bias() && K.kind == nonfinite::ieee &&
                 K.precision <= binary32.precision);
   constexpr int bias_ab = FA.bias() + FB.bias();
-  short_acc acc = short_decode<bias_ab>(c, ch.Lc);
+  short_acc acc = short_decode<bias_ab>(c);
   int guess = acc.pc == short_other ? short_zero : acc.pc;  // the c exponent the products' grid is cut for
   std::uint64_t inexact = 0;
   std::size_t s = 0;
@@ -858,7 +898,7 @@ LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const 
   }
   short_blocks<FA, FB, K, M, 0, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
   if (inexact != 0) st |= status::inexact;
-  return short_encode<bias_ab>(acc, ch.Lc);
+  return short_encode<bias_ab>(acc);
 }
 #undef LIBFLOAT_MB_AVX2
 #undef LIBFLOAT_MB_AVX2_BMI
