@@ -689,8 +689,8 @@ template <format FA, format FB, format K, int M, bool CountProducts, class Dropp
     pr += static_cast<int>(carry);
     sig = kept << (64 - p);
   } else {
-    sig = norm & kp.keep_mask;
-    below = norm & ~kp.keep_mask;
+    sig = norm >> (64 - p) << (64 - p);  // (shifts by constants: no mask held in a register)
+    below = norm ^ sig;
   }
   if (mag == 0 || static_cast<unsigned>(pr - bias_ab - emin) > static_cast<unsigned>(emax - emin)) [[unlikely]] {
     c = short_decode<bias_ab>(
@@ -813,12 +813,12 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
     std::int64_t sums[2];
     __m256i lost;
     mb_cut_halves(t, _mm256_add_epi32(_mm256_max_epi32(hmax, _mm256_set1_epi32(cut_guess)), vcut_base), sums, lost);
-    unsigned done = 0;  // bit k: block k rounded the guessed grid's sum
 #pragma GCC unroll 2
     for (int k = 0; k < 2; ++k) {
       const int pmax = pm[k] > cut_guess ? pm[k] : cut_guess;
       const int pmax_round = short_opaque(pmax);
       if (const int real = pm[k] > c.pc ? pm[k] : c.pc; real != pmax) [[unlikely]] {
+        lost = _mm256_blend_epi32(lost, _mm256_setzero_si256(), k == 0 ? 0x0F : 0xF0);  // (counted here)
         if (c.pc == short_other) {
           short_portable<FA, FB, K, M>(c, mu, a, b, f0 + 4 * k, 4, ch, st);
           continue;
@@ -833,14 +833,8 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
       }
       short_round<FA, FB, K, M, false>(
           c, pmax_round, sums[k], [lost, k]() LIBFLOAT_MB_AVX2 { return mb_half_dropped(lost, k); }, inexact, kp, ch, st);
-      done |= 1u << k;
     }
-    if (done == 3) [[likely]] {
-      lost_all = _mm256_or_si256(lost_all, lost);
-    } else {
-      for (int k = 0; k < 2; ++k)
-        if ((done >> k) & 1) inexact |= mb_half_dropped(lost, k);
-    }
+    lost_all = _mm256_or_si256(lost_all, lost);
   }
   if (!_mm256_testz_si256(lost_all, lost_all)) inexact = 1;
   io = c;
