@@ -569,9 +569,9 @@ template <std::size_t NW>
 /// |c| = sig * 2^(pc - bias_a - bias_b - 63), sig binary32's significand shifted left to bit 63
 /// (short_sig_shift: the 24-bit significand times 2^40; pc its exponent in the products' frame),
 /// sig = 0 and pc = short_zero for a zero; neg its sign as a mask (all ones: negative). Any other c
-/// (subnormal, infinity, NaN):
-/// pc = short_other and sig its encoding. Left-aligned, c's term on a block's grid is one right shift
-/// and a rounded result is its normalised sum with the bits below p cleared (short_round).
+/// (subnormal, infinity, NaN): pc = short_other and sig its encoding. Left-aligned, c's term on a
+/// block's grid is one right shift and a rounded result is its normalised sum with the bits below p
+/// cleared (short_round).
 struct short_acc {
   std::uint64_t sig, neg;
   int pc;
@@ -628,14 +628,13 @@ template <format FA, format FB, format K, int M>
 /// (The unit's parameters short_round uses, copied once per chain into locals, which the calls out
 /// of line cannot change: the loops keep them in registers.)
 struct short_params {
-  int cut_base;             ///< a product's right shift: pmax + cut_base - P
-  int base;                 ///< 63 - F: c's right shift is pmax + base - pc, the result's exponent pmax + base - lz
-  std::uint64_t keep_mask;  ///< the top p bits (p = K's precision)
+  int cut_base;  ///< a product's right shift: pmax + cut_base - P
+  int base;      ///< 63 - F: c's right shift is pmax + base - pc, the result's exponent pmax + base - lz
 };
 
 template <format FA, format FB, format K>
 constexpr short_params make_short_params(const fast_chain& ch) {
-  return {FA.fraction_bits() + FB.fraction_bits() - ch.F + ch.L, 63 - ch.F, ~std::uint64_t{0} << (64 - K.precision)};
+  return {FA.fraction_bits() + FB.fraction_bits() - ch.F + ch.L, 63 - ch.F};
 }
 
 /// A block that the short chain does not take itself, on the decoded c (short_block_portable).
@@ -815,10 +814,9 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
 /// A pair with a zero, subnormal or special operand is the portable block's, block by block; so is a
 /// block reached with c neither zero nor normal (its pc, short_other, is above every Pmax, so the
 /// test for another grid catches it).
-/// The products' lost bits (the inexact flag) are ORed into one vector for the pairs whose two
-/// blocks both rounded the guessed grid's sums (`done` == 3, nearly always); a block cut again
-/// counts its own in short_round, a portable block in its flags, and the other block of such a pair
-/// its half here.
+/// The products' lost bits (the inexact flag) of the guessed grid are ORed into one vector per pair,
+/// read at the end; a block cut again counts its own in short_round and a portable block in its
+/// flags, and both clear their half of the pair's vector first.
 template <format FA, format FB, format K, int M, class A, class B>
 LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
                                                   std::size_t first, std::size_t s, std::size_t n, short_acc& io,
