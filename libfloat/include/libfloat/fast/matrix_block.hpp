@@ -62,7 +62,8 @@
 // on 8 lanes of 32 bits per vector where every term and the block's sum fit them (mb_narrow_ok:
 // pa + pb + L + log2(N) <= 31; among the presets, the fp16, bf16 and tf32 units with N = 8 or 16 and
 // the FP8 units with F = 13); blocks of 4 that fit them two per vector (short_pairs: volta_fp16,
-// ampere_tf32, ada_tf32).
+// ampere_tf32, ada_tf32). Those loops run once a block has set the (sticky) inexact flag, without
+// the work that only that flag needs (short_round's Track); until then, one loop for any N.
 #pragma once
 
 #include <array>
@@ -519,22 +520,35 @@ template <format FA, format FB, std::size_t NW, class A, class B>
   const __m256i hid_a = _mm256_set1_epi32(static_cast<int>(FA.min_normal_bits()));
   const __m256i hid_b = _mm256_set1_epi32(static_cast<int>(FB.min_normal_bits()));
   const __m256i vspec_a = _mm256_set1_epi32(spec_a), vspec_b = _mm256_set1_epi32(spec_b);
+  // IEEE operands with the same exponent field (and so the same special encodings' test)
+  constexpr bool same_fields = FA.kind == nonfinite::ieee && FB.kind == nonfinite::ieee &&
+                               FA.exponent_mask() == FB.exponent_mask();
   const __m128i vL = _mm_cvtsi32_si128(L);
   __m256i vmax = zero, slow = zero;
 #pragma GCC unroll 4
   for (std::size_t v = 0; v < NW; ++v) {
     const __m256i x = mb_load8_epi32(ga, f0 + 8 * v), y = mb_load8_epi32(gb, f0 + 8 * v);
     const __m256i ea = _mm256_and_si256(x, exp_a), eb = _mm256_and_si256(y, exp_b);
-    slow = _mm256_or_si256(slow, _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(ea, zero), _mm256_cmpeq_epi32(eb, zero)),
-                                                 _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(x, vspec_a), vspec_a),
-                                                                 _mm256_cmpeq_epi32(_mm256_and_si256(y, vspec_b), vspec_b))));
+    if constexpr (same_fields) {  // a field 0 or all ones: the smaller field 0 or the larger all ones
+      slow = _mm256_or_si256(slow, _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_min_epu32(ea, eb), zero),
+                                                   _mm256_cmpeq_epi32(_mm256_max_epu32(ea, eb), exp_a)));
+    } else {
+      slow = _mm256_or_si256(
+          slow, _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(ea, zero), _mm256_cmpeq_epi32(eb, zero)),
+                                _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(x, vspec_a), vspec_a),
+                                                _mm256_cmpeq_epi32(_mm256_and_si256(y, vspec_b), vspec_b))));
+    }
     const __m256i pa = _mm256_or_si256(_mm256_and_si256(x, frac_a), hid_a);
     const __m256i pb = _mm256_or_si256(_mm256_and_si256(y, frac_b), hid_b);
     t.sig[v] = _mm256_sll_epi32(_mm256_mullo_epi32(pa, pb), vL);
     t.pe[v] = _mm256_add_epi32(_mm256_srli_epi32(ea, FA.fraction_bits()), _mm256_srli_epi32(eb, FB.fraction_bits()));
-    const __m256i sg = _mm256_and_si256(
-        _mm256_xor_si256(_mm256_srli_epi32(x, FA.bits() - 1), _mm256_srli_epi32(y, FB.bits() - 1)), one);
-    t.neg[v] = _mm256_sub_epi32(zero, sg);
+    if constexpr (FA.bits() == FB.bits()) {  // the signs' xor moved to bit 31, copied to every bit
+      t.neg[v] = _mm256_srai_epi32(_mm256_slli_epi32(_mm256_xor_si256(x, y), 32 - FA.bits()), 31);
+    } else {
+      const __m256i sg = _mm256_and_si256(
+          _mm256_xor_si256(_mm256_srli_epi32(x, FA.bits() - 1), _mm256_srli_epi32(y, FB.bits() - 1)), one);
+      t.neg[v] = _mm256_sub_epi32(zero, sg);
+    }
     vmax = _mm256_max_epi32(vmax, t.pe[v]);
   }
   t.nv = NW;
@@ -657,8 +671,12 @@ template <format FA, format FB, format K, int M, class A, class B>
 
 /// products_dropped(): whether the products' terms lost bits on this block's grid, read only where
 /// needed: by the result's inexact flag when CountProducts (else the caller counts them, see
-/// short_pairs) and by short_finish.
-template <format FA, format FB, format K, int M, bool CountProducts, class Dropped>
+/// short_pairs) and by short_finish (with Track).
+/// Track: whether the inexact flag is still to be found. The flag is sticky: once `inexact` is
+/// nonzero the chains go on with Track false (block_chain_short_avx2), which leaves out what only
+/// the flag needs: the bits c's term and the products lose (block_fast_finish, too, reads them
+/// for nothing else: its rounding takes no sticky bit from them) and, toward zero, the bits below p.
+template <format FA, format FB, format K, int M, bool CountProducts, bool Track, class Dropped>
 [[gnu::always_inline]] LIBFLOAT_MB_AVX2_BMI inline void short_round(short_acc& c, int pmax, std::int64_t sum,
                                                                   const Dropped& products_dropped,
                                                                   std::uint64_t& inexact, const short_params kp,
@@ -667,23 +685,21 @@ template <format FA, format FB, format K, int M, bool CountProducts, class Dropp
   constexpr int p = K.precision;
   constexpr int emin = binary32.emin(), emax = binary32.emax();
   const std::int64_t products = sum;
-  std::uint64_t dropped;
-  {  // c's term, as block_fast_finish: |c| / 2^(grid) = sig >> r with r = pmax + 63 - F - pc >= 63 - F
-     // (pc <= pmax); a shift of 64 or more drops all of it, by a mask instead of a clamp of r (one
-     // instruction less between one block's result and the next one's)
-    const int r = pmax + kp.base - c.pc;
-    const auto rr = static_cast<unsigned>(r) & 63;
-    const std::uint64_t k = (c.sig >> rr) & (0 - static_cast<std::uint64_t>(static_cast<unsigned>(r) < 64));
-    dropped = c.sig ^ (k << rr);
-    sum += static_cast<std::int64_t>((k ^ c.neg) - c.neg);
-  }
+  // c's term, as block_fast_finish: |c| / 2^(grid) = sig >> r with r = pmax + 63 - F - pc >= 63 - F
+  // (pc <= pmax); a shift of 64 or more drops all of it, by a mask instead of a clamp of r (one
+  // instruction less between one block's result and the next one's)
+  const int r = pmax + kp.base - c.pc;
+  const auto rr = static_cast<unsigned>(r) & 63;
+  const std::uint64_t k = (c.sig >> rr) & (0 - static_cast<std::uint64_t>(static_cast<unsigned>(r) < 64));
+  const auto dropped = [&] { return (c.sig ^ (k << rr)) | products_dropped(); };  // (Track only)
+  sum += static_cast<std::int64_t>((k ^ c.neg) - c.neg);
   // Step 5 for a normal result: |sum| * 2^(pmax - bias_ab - F) normalised, p bits kept.
   const auto sm = static_cast<std::uint64_t>(sum >> 63);  // all ones for a negative sum
   const std::uint64_t mag = (static_cast<std::uint64_t>(sum) ^ sm) - sm;  // (no branch: the sign is random)
   const int lz = std::countl_zero(mag);                    // 64 for mag == 0 (handled below)
   const std::uint64_t norm = mag << (lz & 63);
   int pr = pmax + kp.base - lz;  // the result's exponent in the products' frame
-  std::uint64_t sig, below;
+  std::uint64_t sig, below = 0;
   if constexpr (M == static_cast<int>(rounding::nearest_even)) {
     std::uint64_t kept = norm >> (64 - p);
     below = norm << p;  // the bits below the kept ones, left-aligned
@@ -694,24 +710,27 @@ template <format FA, format FB, format K, int M, bool CountProducts, class Dropp
     sig = kept << (64 - p);
   } else {
     sig = norm >> (64 - p) << (64 - p);  // (shifts by constants: no mask held in a register)
-    below = norm ^ sig;
+    if constexpr (Track) below = norm ^ sig;
   }
   if (mag == 0 || static_cast<unsigned>(pr - bias_ab - emin) > static_cast<unsigned>(emax - emin)) [[unlikely]] {
     c = short_decode<bias_ab>(
-        short_finish<FA, FB, K, M>(pmax, c.sig, c.neg, c.pc, products, dropped | products_dropped(), ch, st));
+        short_finish<FA, FB, K, M>(pmax, c.sig, c.neg, c.pc, products, Track ? dropped() : 0, ch, st));
     return;
   }
-  if constexpr (CountProducts) dropped |= products_dropped();
-  inexact |= dropped | below;
+  if constexpr (Track) {
+    if constexpr (CountProducts) inexact |= dropped() | below;
+    else inexact |= (c.sig ^ (k << rr)) | below;
+  }
   c.sig = sig;
   c.neg = sm;
   c.pc = pr;
 }
 
 /// The blocks of block_chain_short_avx2 from first + s on: whole blocks of N = 4 NV terms while
-/// NV > 0 (the vectors unrolled), else every block to n (the last one may be short). The unit's
-/// parameters are copied to locals, which the calls out of line cannot change.
-template <format FA, format FB, format K, int M, std::size_t NV, bool Narrow, class A, class B>
+/// NV > 0 (the vectors unrolled), else every block to n (the last one may be short). With Track
+/// (NV = 0 only), it returns after the first block that sets `inexact` (short_round).
+/// The unit's parameters are copied to locals, which the calls out of line cannot change.
+template <format FA, format FB, format K, int M, std::size_t NV, bool Narrow, bool Track, class A, class B>
 LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
                                                  std::size_t first, std::size_t s, std::size_t n, short_acc& io,
                                                  int& guess_io, std::uint64_t& inexact_io, const fast_chain& ch,
@@ -725,8 +744,7 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
   short_acc c = io;
   int guess = guess_io;
   std::uint64_t inexact = inexact_io;
-  __m256i lost_all = _mm256_setzero_si256();
-  for (; NV > 0 ? n - s >= N : s < n; s += N) {
+  for (; (NV > 0 ? n - s >= N : s < n) && (!Track || inexact == 0); s += N) {
     const std::size_t f0 = first + s, nb = NV > 0 ? N : (n - s < N ? n - s : N);
     mb_block_terms t;
     if constexpr (Narrow) mb_load_block_narrow<FA, FB, NV / 2>(t, ga, gb, f0, L);
@@ -738,46 +756,27 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
     // The products' terms on the grid of the guessed c exponent; again if the real one differs.
     const int pmax = t.pmax > guess ? t.pmax : guess;
     const int pmax_round = short_opaque(pmax);
-    if constexpr (Narrow && NV == 2) {
-      // N = 8: the lost bits of the guessed grid's blocks are ORed into one vector, read at the end
-      // (a block cut again counts its own in short_round). (Measured: faster for N = 8, slower for
-      // the FP8 units' N = 16 and 32, which keep the reduction per block.)
-      __m256i lost;
-      const std::int64_t sum = mb_cut_block_narrow<NV / 2>(t, pmax + cut_base, lost);
-      if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
-        guess = c.pc;
-        __m256i rlost;
-        const std::int64_t rsum = mb_cut_block_narrow<NV / 2>(t, real + cut_base, rlost);
-        short_round<FA, FB, K, M, true>(
-            c, real, rsum, [rlost]() LIBFLOAT_MB_AVX2 { return mb_any(rlost); }, inexact, kp, ch, st);
-        continue;
+    // (Without Track, `dropped` is read by nothing and the compiler leaves out its computation.)
+    const auto cut = [&](int grid, std::uint64_t& dropped) __attribute__((always_inline, target("avx2"))) {
+      if constexpr (Narrow) {
+        __m256i lost;
+        const std::int64_t sum = mb_cut_block_narrow<NV / 2>(t, grid + cut_base, lost);
+        dropped = mb_any(lost);
+        return sum;
+      } else {
+        return mb_cut_block<NV>(t, grid + cut_base, false, dropped);
       }
-      short_round<FA, FB, K, M, false>(
-          c, pmax_round, sum, [lost]() LIBFLOAT_MB_AVX2 { return mb_any(lost); }, inexact, kp, ch, st);
-      lost_all = _mm256_or_si256(lost_all, lost);
-    } else {
-      const auto cut = [&](int grid, std::uint64_t& dropped) LIBFLOAT_MB_AVX2 {
-        if constexpr (Narrow) {
-          __m256i lost;
-          const std::int64_t sum = mb_cut_block_narrow<NV / 2>(t, grid + cut_base, lost);
-          dropped = mb_any(lost);
-          return sum;
-        } else {
-          return mb_cut_block<NV>(t, grid + cut_base, false, dropped);
-        }
-      };
-      std::uint64_t dropped;
-      std::int64_t sum = cut(pmax, dropped);
-      int grid = pmax_round;
-      if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
-        guess = c.pc;
-        grid = real;
-        sum = cut(real, dropped);
-      }
-      short_round<FA, FB, K, M, true>(c, grid, sum, [dropped] { return dropped; }, inexact, kp, ch, st);
+    };
+    std::uint64_t dropped;
+    std::int64_t sum = cut(pmax, dropped);
+    int grid = pmax_round;
+    if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
+      guess = c.pc;
+      grid = real;
+      sum = cut(real, dropped);
     }
+    short_round<FA, FB, K, M, true, Track>(c, grid, sum, [dropped] { return dropped; }, inexact, kp, ch, st);
   }
-  if (!_mm256_testz_si256(lost_all, lost_all)) inexact = 1;
   io = c;
   guess_io = guess;
   inexact_io = inexact;
@@ -814,9 +813,8 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
 /// A pair with a zero, subnormal or special operand is the portable block's, block by block; so is a
 /// block reached with c neither zero nor normal (its pc, short_other, is above every Pmax, so the
 /// test for another grid catches it).
-/// The products' lost bits (the inexact flag) of the guessed grid are ORed into one vector per pair,
-/// read at the end; a block cut again counts its own in short_round and a portable block in its
-/// flags, and both clear their half of the pair's vector first.
+/// It runs once the inexact flag is set (block_chain_short_avx2), so it tracks no lost bits
+/// (short_round without Track); `inexact_io` is only passed through.
 template <format FA, format FB, format K, int M, class A, class B>
 LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
                                                   std::size_t first, std::size_t s, std::size_t n, short_acc& io,
@@ -830,7 +828,6 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
   short_acc c = io;
   int guess = guess_io;
   std::uint64_t inexact = inexact_io;
-  __m256i lost_all = _mm256_setzero_si256();
   for (; n - s >= 8; s += 8) {
     const std::size_t f0 = first + s;
     mb_block_terms t;
@@ -851,8 +848,6 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
       const int pmax = pm[k] > cut_guess ? pm[k] : cut_guess;
       const int pmax_round = short_opaque(pmax);
       if (const int real = pm[k] > c.pc ? pm[k] : c.pc; real != pmax) [[unlikely]] {
-        lost = _mm256_and_si256(lost, k == 0 ? _mm256_setr_epi32(0, 0, 0, 0, -1, -1, -1, -1)  // (counted here)
-                                             : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0));
         if (c.pc == short_other) {
           short_portable<FA, FB, K, M>(c, mu, a, b, f0 + 4 * k, 4, ch, st);
           continue;
@@ -861,16 +856,14 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
         std::int64_t rsums[2];
         __m256i rlost;
         mb_cut_halves(t, _mm256_set1_epi32(real + cut_base), rsums, rlost);
-        short_round<FA, FB, K, M, true>(
+        short_round<FA, FB, K, M, true, false>(
             c, real, rsums[k], [rlost, k]() LIBFLOAT_MB_AVX2 { return mb_half_dropped(rlost, k); }, inexact, kp, ch, st);
         continue;
       }
-      short_round<FA, FB, K, M, false>(
+      short_round<FA, FB, K, M, true, false>(
           c, pmax_round, sums[k], [lost, k]() LIBFLOAT_MB_AVX2 { return mb_half_dropped(lost, k); }, inexact, kp, ch, st);
     }
-    lost_all = _mm256_or_si256(lost_all, lost);
   }
-  if (!_mm256_testz_si256(lost_all, lost_all)) inexact = 1;
   io = c;
   guess_io = guess;
   inexact_io = inexact;
@@ -893,6 +886,8 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
 ///    out of emax) are block_fast_finish's (round_pack) from the same sum.
 ///  - Whole blocks of 4, 8, 16 and 32 terms have their vectors unrolled; blocks of 4 on 32-bit
 ///    lanes go two per vector (short_pairs).
+///  - The inexact flag is sticky: from the first block that sets it on, the loops leave out what
+///    only that flag needs (short_round's Track). Until then one loop for any block size runs.
 template <format FA, format FB, format K, int M, class A, class B>
 LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
                                                std::size_t first, std::size_t n, bits_t c, const fast_chain& ch,
@@ -905,26 +900,31 @@ LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const 
   int guess = acc.pc == short_other ? short_zero : acc.pc;  // the c exponent the products' grid is cut for
   std::uint64_t inexact = 0;
   std::size_t s = 0;
-  const auto N = static_cast<std::size_t>(mu.block_size);
-  // whole blocks of N = 4 NV terms: on 32-bit lanes where they fit (N >= 8), else on 64-bit ones
-  const bool narrow = N >= 8 && mb_narrow_ok(FA.precision, FB.precision, ch.L, N);
-  const auto whole = [&]<std::size_t NV>() {
-    if constexpr (NV >= 2)
-      if (narrow) return short_blocks<FA, FB, K, M, NV, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-    return short_blocks<FA, FB, K, M, NV, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-  };
-  switch (N) {
-    case 4:
-      if (mb_narrow_ok(FA.precision, FB.precision, ch.L, N))
-        s = short_pairs<FA, FB, K, M>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-      s = whole.template operator()<1>();
-      break;
-    case 8: s = whole.template operator()<2>(); break;
-    case 16: s = whole.template operator()<4>(); break;
-    case 32: s = whole.template operator()<8>(); break;
-    default: break;
+  // Until a block sets the (sticky) inexact flag, which exact data may never do, the loop for any
+  // block size, with Track; from there the loops for the unit's block size, without.
+  s = short_blocks<FA, FB, K, M, 0, false, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+  if (s < n) {
+    const auto N = static_cast<std::size_t>(mu.block_size);
+    // whole blocks of N = 4 NV terms: on 32-bit lanes where they fit (N >= 8), else on 64-bit ones
+    const bool narrow = N >= 8 && mb_narrow_ok(FA.precision, FB.precision, ch.L, N);
+    const auto whole = [&]<std::size_t NV>() {
+      if constexpr (NV >= 2)
+        if (narrow) return short_blocks<FA, FB, K, M, NV, true, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+      return short_blocks<FA, FB, K, M, NV, false, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+    };
+    switch (N) {
+      case 4:
+        if (mb_narrow_ok(FA.precision, FB.precision, ch.L, N))
+          s = short_pairs<FA, FB, K, M>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+        s = whole.template operator()<1>();
+        break;
+      case 8: s = whole.template operator()<2>(); break;
+      case 16: s = whole.template operator()<4>(); break;
+      case 32: s = whole.template operator()<8>(); break;
+      default: break;
+    }
+    short_blocks<FA, FB, K, M, 0, false, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
   }
-  short_blocks<FA, FB, K, M, 0, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
   if (inexact != 0) st |= status::inexact;
   return short_encode<bias_ab>(acc);
 }
