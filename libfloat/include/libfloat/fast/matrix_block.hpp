@@ -62,8 +62,8 @@
 // on 8 lanes of 32 bits per vector where every term and the block's sum fit them (mb_narrow_ok:
 // pa + pb + L + log2(N) <= 31; among the presets, the fp16, bf16 and tf32 units with N = 8 or 16 and
 // the FP8 units with F = 13); blocks of 4 that fit them two per vector (short_pairs: volta_fp16,
-// ampere_tf32, ada_tf32). Those loops run once a block has set the (sticky) inexact flag, without
-// the work that only that flag needs (short_round's Track); until then, one loop for any N.
+// ampere_tf32, ada_tf32). Each of those loops runs in two copies: until a block sets the (sticky)
+// inexact flag, and from there without the work that only that flag needs (short_round's Track).
 #pragma once
 
 #include <array>
@@ -727,8 +727,8 @@ template <format FA, format FB, format K, int M, bool CountProducts, bool Track,
 }
 
 /// The blocks of block_chain_short_avx2 from first + s on: whole blocks of N = 4 NV terms while
-/// NV > 0 (the vectors unrolled), else every block to n (the last one may be short). With Track
-/// (NV = 0 only), it returns after the first block that sets `inexact` (short_round).
+/// NV > 0 (the vectors unrolled), else every block to n (the last one may be short). With Track,
+/// it returns after the first block that sets `inexact` (the rest: Track false, short_round).
 /// The unit's parameters are copied to locals, which the calls out of line cannot change.
 template <format FA, format FB, format K, int M, std::size_t NV, bool Narrow, bool Track, class A, class B>
 LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
@@ -744,6 +744,7 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
   short_acc c = io;
   int guess = guess_io;
   std::uint64_t inexact = inexact_io;
+  __m256i lost_all = _mm256_setzero_si256();
   for (; (NV > 0 ? n - s >= N : s < n) && (!Track || inexact == 0); s += N) {
     const std::size_t f0 = first + s, nb = NV > 0 ? N : (n - s < N ? n - s : N);
     mb_block_terms t;
@@ -756,27 +757,48 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
     // The products' terms on the grid of the guessed c exponent; again if the real one differs.
     const int pmax = t.pmax > guess ? t.pmax : guess;
     const int pmax_round = short_opaque(pmax);
-    // (Without Track, `dropped` is read by nothing and the compiler leaves out its computation.)
-    const auto cut = [&](int grid, std::uint64_t& dropped) __attribute__((always_inline, target("avx2"))) {
-      if constexpr (Narrow) {
-        __m256i lost;
-        const std::int64_t sum = mb_cut_block_narrow<NV / 2>(t, grid + cut_base, lost);
-        dropped = mb_any(lost);
-        return sum;
-      } else {
-        return mb_cut_block<NV>(t, grid + cut_base, false, dropped);
+    if constexpr (Narrow && NV == 2) {
+      // N = 8: the lost bits of the guessed grid's blocks are ORed into one vector, read at the end
+      // (a block cut again counts its own in short_round). (Measured: faster for N = 8, slower for
+      // the FP8 units' N = 16 and 32, which keep the reduction per block.) Without Track, `lost` is
+      // read by nothing and the compiler leaves out its computation.
+      __m256i lost;
+      const std::int64_t sum = mb_cut_block_narrow<NV / 2>(t, pmax + cut_base, lost);
+      if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
+        guess = c.pc;
+        __m256i rlost;
+        const std::int64_t rsum = mb_cut_block_narrow<NV / 2>(t, real + cut_base, rlost);
+        short_round<FA, FB, K, M, true, Track>(
+            c, real, rsum, [rlost]() LIBFLOAT_MB_AVX2 { return mb_any(rlost); }, inexact, kp, ch, st);
+        continue;
       }
-    };
-    std::uint64_t dropped;
-    std::int64_t sum = cut(pmax, dropped);
-    int grid = pmax_round;
-    if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
-      guess = c.pc;
-      grid = real;
-      sum = cut(real, dropped);
+      short_round<FA, FB, K, M, false, Track>(
+          c, pmax_round, sum, [lost]() LIBFLOAT_MB_AVX2 { return mb_any(lost); }, inexact, kp, ch, st);
+      if constexpr (Track) lost_all = _mm256_or_si256(lost_all, lost);
+    } else {
+      // (Without Track, `dropped` is read by nothing and the compiler leaves out its computation.)
+      const auto cut = [&](int grid, std::uint64_t& dropped) __attribute__((always_inline, target("avx2"))) {
+        if constexpr (Narrow) {
+          __m256i lost;
+          const std::int64_t sum = mb_cut_block_narrow<NV / 2>(t, grid + cut_base, lost);
+          dropped = mb_any(lost);
+          return sum;
+        } else {
+          return mb_cut_block<NV>(t, grid + cut_base, false, dropped);
+        }
+      };
+      std::uint64_t dropped;
+      std::int64_t sum = cut(pmax, dropped);
+      int grid = pmax_round;
+      if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
+        guess = c.pc;
+        grid = real;
+        sum = cut(real, dropped);
+      }
+      short_round<FA, FB, K, M, true, Track>(c, grid, sum, [dropped] { return dropped; }, inexact, kp, ch, st);
     }
-    short_round<FA, FB, K, M, true, Track>(c, grid, sum, [dropped] { return dropped; }, inexact, kp, ch, st);
   }
+  if (!_mm256_testz_si256(lost_all, lost_all)) inexact = 1;
   io = c;
   guess_io = guess;
   inexact_io = inexact;
@@ -813,9 +835,11 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
 /// A pair with a zero, subnormal or special operand is the portable block's, block by block; so is a
 /// block reached with c neither zero nor normal (its pc, short_other, is above every Pmax, so the
 /// test for another grid catches it).
-/// It runs once the inexact flag is set (block_chain_short_avx2), so it tracks no lost bits
-/// (short_round without Track); `inexact_io` is only passed through.
-template <format FA, format FB, format K, int M, class A, class B>
+/// The products' lost bits (the inexact flag) of the guessed grid are ORed into one vector per pair,
+/// read at the end; a block cut again counts its own in short_round and a portable block in its
+/// flags, and both clear their half of the pair's vector first. With Track, it returns after the
+/// first pair that sets `inexact`; without, it tracks no lost bits (the compiler leaves out `lost`).
+template <format FA, format FB, format K, int M, bool Track, class A, class B>
 LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
                                                   std::size_t first, std::size_t s, std::size_t n, short_acc& io,
                                                   int& guess_io, std::uint64_t& inexact_io, const fast_chain& ch,
@@ -828,7 +852,8 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
   short_acc c = io;
   int guess = guess_io;
   std::uint64_t inexact = inexact_io;
-  for (; n - s >= 8; s += 8) {
+  __m256i lost_all = _mm256_setzero_si256();
+  for (; n - s >= 8 && (!Track || inexact == 0); s += 8) {
     const std::size_t f0 = first + s;
     mb_block_terms t;
     mb_load_block_narrow<FA, FB, 1>(t, ga, gb, f0, L);
@@ -848,6 +873,9 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
       const int pmax = pm[k] > cut_guess ? pm[k] : cut_guess;
       const int pmax_round = short_opaque(pmax);
       if (const int real = pm[k] > c.pc ? pm[k] : c.pc; real != pmax) [[unlikely]] {
+        if constexpr (Track)
+          lost = _mm256_and_si256(lost, k == 0 ? _mm256_setr_epi32(0, 0, 0, 0, -1, -1, -1, -1)  // (counted here)
+                                               : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0));
         if (c.pc == short_other) {
           short_portable<FA, FB, K, M>(c, mu, a, b, f0 + 4 * k, 4, ch, st);
           continue;
@@ -856,14 +884,16 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
         std::int64_t rsums[2];
         __m256i rlost;
         mb_cut_halves(t, _mm256_set1_epi32(real + cut_base), rsums, rlost);
-        short_round<FA, FB, K, M, true, false>(
+        short_round<FA, FB, K, M, true, Track>(
             c, real, rsums[k], [rlost, k]() LIBFLOAT_MB_AVX2 { return mb_half_dropped(rlost, k); }, inexact, kp, ch, st);
         continue;
       }
-      short_round<FA, FB, K, M, true, false>(
+      short_round<FA, FB, K, M, false, Track>(
           c, pmax_round, sums[k], [lost, k]() LIBFLOAT_MB_AVX2 { return mb_half_dropped(lost, k); }, inexact, kp, ch, st);
     }
+    if constexpr (Track) lost_all = _mm256_or_si256(lost_all, lost);
   }
+  if (!_mm256_testz_si256(lost_all, lost_all)) inexact = 1;
   io = c;
   guess_io = guess;
   inexact_io = inexact;
@@ -886,8 +916,8 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
 ///    out of emax) are block_fast_finish's (round_pack) from the same sum.
 ///  - Whole blocks of 4, 8, 16 and 32 terms have their vectors unrolled; blocks of 4 on 32-bit
 ///    lanes go two per vector (short_pairs).
-///  - The inexact flag is sticky: from the first block that sets it on, the loops leave out what
-///    only that flag needs (short_round's Track). Until then one loop for any block size runs.
+///  - The inexact flag is sticky: each loop runs in two copies, with short_round's Track until a
+///    block sets it, and from there without what only that flag needs.
 template <format FA, format FB, format K, int M, class A, class B>
 LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const operand<A>& a, const operand<B>& b,
                                                std::size_t first, std::size_t n, bits_t c, const fast_chain& ch,
@@ -900,31 +930,34 @@ LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const 
   int guess = acc.pc == short_other ? short_zero : acc.pc;  // the c exponent the products' grid is cut for
   std::uint64_t inexact = 0;
   std::size_t s = 0;
-  // Until a block sets the (sticky) inexact flag, which exact data may never do, the loop for any
-  // block size, with Track; from there the loops for the unit's block size, without.
-  s = short_blocks<FA, FB, K, M, 0, false, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-  if (s < n) {
-    const auto N = static_cast<std::size_t>(mu.block_size);
-    // whole blocks of N = 4 NV terms: on 32-bit lanes where they fit (N >= 8), else on 64-bit ones
-    const bool narrow = N >= 8 && mb_narrow_ok(FA.precision, FB.precision, ch.L, N);
-    const auto whole = [&]<std::size_t NV>() {
-      if constexpr (NV >= 2)
-        if (narrow) return short_blocks<FA, FB, K, M, NV, true, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-      return short_blocks<FA, FB, K, M, NV, false, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-    };
-    switch (N) {
-      case 4:
-        if (mb_narrow_ok(FA.precision, FB.precision, ch.L, N))
-          s = short_pairs<FA, FB, K, M>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
-        s = whole.template operator()<1>();
-        break;
-      case 8: s = whole.template operator()<2>(); break;
-      case 16: s = whole.template operator()<4>(); break;
-      case 32: s = whole.template operator()<8>(); break;
-      default: break;
-    }
-    short_blocks<FA, FB, K, M, 0, false, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+  const auto N = static_cast<std::size_t>(mu.block_size);
+  // Each loop twice: with Track until a block sets `inexact` (exact data may never do), then from
+  // there without.
+  const auto blocks = [&]<std::size_t NV, bool Narrow>() {
+    s = short_blocks<FA, FB, K, M, NV, Narrow, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+    if (inexact != 0) s = short_blocks<FA, FB, K, M, NV, Narrow, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+  };
+  // whole blocks of N = 4 NV terms: on 32-bit lanes where they fit (N >= 8), else on 64-bit ones
+  const bool narrow = N >= 8 && mb_narrow_ok(FA.precision, FB.precision, ch.L, N);
+  const auto whole = [&]<std::size_t NV>() {
+    if constexpr (NV >= 2)
+      if (narrow) return blocks.template operator()<NV, true>();
+    blocks.template operator()<NV, false>();
+  };
+  switch (N) {
+    case 4:
+      if (mb_narrow_ok(FA.precision, FB.precision, ch.L, N)) {
+        s = short_pairs<FA, FB, K, M, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+        if (inexact != 0) s = short_pairs<FA, FB, K, M, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
+      }
+      whole.template operator()<1>();
+      break;
+    case 8: whole.template operator()<2>(); break;
+    case 16: whole.template operator()<4>(); break;
+    case 32: whole.template operator()<8>(); break;
+    default: break;
   }
+  blocks.template operator()<0, false>();
   if (inexact != 0) st |= status::inexact;
   return short_encode<bias_ab>(acc);
 }
