@@ -205,6 +205,13 @@ std::vector<std::pair<std::string, lf::matrix_unit>> units() {
     u.block_size = 32;
     u.alignment_bits = 48;
   });
+  // Block sizes and widths that no preset has, so the short chain's loop for any N takes them: 64-bit
+  // lanes for N = 8 (pa + pb + L + 3 = 32 at F = 27) and N = 16, and N = 12; and 13 bits kept from
+  // fp16 inputs (the kept width at run time).
+  variant("blackwell_rn_tf32", "F = 27", [](lf::matrix_unit& u) { u.alignment_bits = 27; });
+  variant("blackwell_fp8", "N = 16", [](lf::matrix_unit& u) { u.block_size = 16; });
+  variant("hopper_fp16", "N = 12", [](lf::matrix_unit& u) { u.block_size = 12; });
+  variant("ada_fp16", "13 bits kept", [](lf::matrix_unit& u) { u.output_fraction_bits = 13; });
   variant("hopper_fp8", "N = 8, floor, downward", [](lf::matrix_unit& u) {
     u.block_size = 8;
     u.alignment = lf::alignment_rounding::floor;

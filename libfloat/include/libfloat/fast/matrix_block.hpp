@@ -58,11 +58,12 @@
 // For the presets' case (kept format and final rounding constants, truncate alignment, inputs'
 // subnormals kept) on a CPU with BMI2 and LZCNT, the AVX2 chain is block_chain_short_avx2: c kept
 // decoded between blocks, the products cut on a guessed grid, and a result in binary32's normal
-// range rounded in place (see there); whole blocks of 4 to 32 terms unrolled, and those of 8 to 32
-// on 8 lanes of 32 bits per vector where every term and the block's sum fit them (mb_narrow_ok:
-// pa + pb + L + log2(N) <= 31; among the presets, the fp16, bf16 and tf32 units with N = 8 or 16 and
-// the FP8 units with F = 13); blocks of 4 that fit them two per vector (short_pairs: volta_fp16,
-// ampere_tf32, ada_tf32). Each of those loops runs in two copies: until a block sets the (sticky)
+// range rounded in place (see there); whole blocks of 8 to 32 terms unrolled on 8 lanes of 32 bits
+// per vector where every term and the block's sum fit them (mb_narrow_ok: pa + pb + L + log2(N) <=
+// 31; among the presets, the fp16, bf16 and tf32 units with N = 8 or 16 and the FP8 units with
+// F = 13), blocks of 4 that fit them two per vector (short_pairs: volta_fp16, ampere_tf32,
+// ada_tf32), and blocks of 32 on 64-bit lanes (the other FP8 units); any other block size or width
+// takes one loop for any N. Each of those loops runs in two copies: until a block sets the (sticky)
 // inexact flag, and from there without the work that only that flag needs (short_round's Track).
 #pragma once
 
@@ -691,7 +692,8 @@ template <format FA, format FB, format K, int M, bool CountProducts, bool Track,
   const int r = pmax + kp.base - c.pc;
   const auto rr = static_cast<unsigned>(r) & 63;
   const std::uint64_t k = (c.sig >> rr) & (0 - static_cast<std::uint64_t>(static_cast<unsigned>(r) < 64));
-  const auto dropped = [&] { return (c.sig ^ (k << rr)) | products_dropped(); };  // (Track only)
+  const auto c_dropped = [&] { return c.sig ^ (k << rr); };  // c's bits below the grid (Track only)
+  const auto dropped = [&] { return c_dropped() | products_dropped(); };
   sum += static_cast<std::int64_t>((k ^ c.neg) - c.neg);
   // Step 5 for a normal result: |sum| * 2^(pmax - bias_ab - F) normalised, p bits kept.
   const auto sm = static_cast<std::uint64_t>(sum >> 63);  // all ones for a negative sum
@@ -719,7 +721,7 @@ template <format FA, format FB, format K, int M, bool CountProducts, bool Track,
   }
   if constexpr (Track) {
     if constexpr (CountProducts) inexact |= dropped() | below;
-    else inexact |= (c.sig ^ (k << rr)) | below;
+    else inexact |= c_dropped() | below;
   }
   c.sig = sig;
   c.neg = sm;
@@ -914,8 +916,8 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
 ///    done here: normalised by its leading-zero count, p bits kept, nearest even from the round
 ///    bit and the bits below; zero and a result outside that range (subnormal, overflow, a carry
 ///    out of emax) are block_fast_finish's (round_pack) from the same sum.
-///  - Whole blocks of 4, 8, 16 and 32 terms have their vectors unrolled; blocks of 4 on 32-bit
-///    lanes go two per vector (short_pairs).
+///  - Whole blocks of the presets' sizes have their vectors unrolled: 8, 16 and 32 terms on 32-bit
+///    lanes, 32 on 64-bit ones, and blocks of 4 on 32-bit lanes two per vector (short_pairs).
 ///  - The inexact flag is sticky: each loop runs in two copies, with short_round's Track until a
 ///    block sets it, and from there without what only that flag needs.
 template <format FA, format FB, format K, int M, class A, class B>
@@ -937,24 +939,29 @@ LIBFLOAT_MB_AVX2_BMI bits_t block_chain_short_avx2(const matrix_unit& mu, const 
     s = short_blocks<FA, FB, K, M, NV, Narrow, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
     if (inexact != 0) s = short_blocks<FA, FB, K, M, NV, Narrow, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
   };
-  // whole blocks of N = 4 NV terms: on 32-bit lanes where they fit (N >= 8), else on 64-bit ones
-  const bool narrow = N >= 8 && mb_narrow_ok(FA.precision, FB.precision, ch.L, N);
-  const auto whole = [&]<std::size_t NV>() {
-    if constexpr (NV >= 2)
-      if (narrow) return blocks.template operator()<NV, true>();
-    blocks.template operator()<NV, false>();
-  };
+  // Whole blocks unrolled where a preset needs them (each loop is compiled for every pair of input
+  // formats and every kept format and rounding, twice): on 32-bit lanes (mb_narrow_ok) for N = 4
+  // (two blocks per vector), 8, 16 and 32, and on 64-bit lanes for N = 32 only (the Blackwell FP8
+  // units, F = 25 and 48). Other block sizes and widths take the loop for any N (NV = 0), as the
+  // last, short block does.
+  const bool narrow = mb_narrow_ok(FA.precision, FB.precision, ch.L, N);
   switch (N) {
     case 4:
-      if (mb_narrow_ok(FA.precision, FB.precision, ch.L, N)) {
+      if (narrow) {
         s = short_pairs<FA, FB, K, M, true>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
         if (inexact != 0) s = short_pairs<FA, FB, K, M, false>(mu, a, b, first, s, n, acc, guess, inexact, ch, st);
       }
-      whole.template operator()<1>();
       break;
-    case 8: whole.template operator()<2>(); break;
-    case 16: whole.template operator()<4>(); break;
-    case 32: whole.template operator()<8>(); break;
+    case 8:
+      if (narrow) blocks.template operator()<2, true>();
+      break;
+    case 16:
+      if (narrow) blocks.template operator()<4, true>();
+      break;
+    case 32:
+      if (narrow) blocks.template operator()<8, true>();
+      else blocks.template operator()<8, false>();
+      break;
     default: break;
   }
   blocks.template operator()<0, false>();
@@ -990,8 +997,8 @@ bits_t block_chain_fast_with(const matrix_unit& mu, const operand<A>& a, const o
 }
 
 /// The fast chain for input formats FA, FB: the presets' kept formats (binary32, and 13 fraction
-/// bits for Hopper FP8) and final roundings (toward zero; nearest even with binary32 kept) as
-/// constants, the rest at run time.
+/// bits for the FP8 units of Ada and Hopper: FP8 inputs only) and final roundings (toward zero;
+/// nearest even with binary32 kept) as constants, the rest at run time.
 template <format FA, format FB, class A, class B>
 bits_t block_chain_fast(const matrix_unit& mu, const operand<A>& a, const operand<B>& b, std::size_t first,
                         std::size_t n, bits_t c, status& st) {
@@ -1000,7 +1007,8 @@ bits_t block_chain_fast(const matrix_unit& mu, const operand<A>& a, const operan
   constexpr int ne = static_cast<int>(rounding::nearest_even);
   if (mu.final_rounding == rounding::toward_zero && mu.input_subnormals == subnormal_handling::keep) {
     if (mu.output_fraction_bits == 23) return block_chain_fast_with<FA, FB, binary32, tz, false>(mu, a, b, first, n, c, st);
-    if (mu.output_fraction_bits == 13) return block_chain_fast_with<FA, FB, kept13, tz, false>(mu, a, b, first, n, c, st);
+    if constexpr (FA.bits() == 8 && FB.bits() == 8)  // (the FP8 units' kept width; others: K at run time)
+      if (mu.output_fraction_bits == 13) return block_chain_fast_with<FA, FB, kept13, tz, false>(mu, a, b, first, n, c, st);
   }
   if (mu.final_rounding == rounding::nearest_even && mu.input_subnormals == subnormal_handling::keep &&
       mu.output_fraction_bits == 23)  // (Blackwell's nearest-even models)

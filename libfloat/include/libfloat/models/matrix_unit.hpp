@@ -232,13 +232,6 @@ bits_t pairwise_block(const matrix_unit& mu, const operand<A>& a, const operand<
   return is_nan_bits(fo, d) ? fo.default_nan_bits() : d;
 }
 
-/// Operands held in memory after the input conversion.
-struct stored_get {
-  const bits_t* p;
-  LIBFLOAT_INLINE constexpr bits_t operator()(std::size_t i) const { return p[i]; }
-  constexpr const bits_t* data() const { return p; }  // (contiguous: the fast blocks load vectors)
-};
-
 /// The typed entries' operand: a contiguous array of fp<F> (i -> p[i].bits()), whose objects are
 /// their encodings (the fast blocks load them as vectors of integers).
 template <format F>
@@ -270,7 +263,8 @@ template <class A, class B>
   };
   std::vector<bits_t> va, vb;
   const format fa = take(a, va), fb = take(b, vb);
-  return unit_dot(mu, operand{fa, stored_get{va.data()}}, operand{fb, stored_get{vb.data()}}, n, c, st);
+  // (span_get, the run-time-format entries' operand: this adds no instantiation of the paths)
+  return unit_dot(mu, operand{fa, span_get{va}}, operand{fb, span_get{vb}}, n, c, st);
 }
 
 /// The whole dot product a . b + c under mu; c and the result in mu.output.
