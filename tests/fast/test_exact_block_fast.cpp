@@ -18,7 +18,8 @@
 // Then sums whose binary64 rounding lands on a binary32 midpoint while the exact sum lies just
 // beside it (normal range, both formats; bfloat16 also on binary32's subnormal grid), where a
 // plain conversion of the binary64 sum rounds the wrong way: the path must correct them (file
-// comment, 4). Then the caller MXCSR settings on which it must decline, and MXCSR restored.
+// comment, 4). Then sums at the edges of the binade that file comment 7 predicts (check_binade_edges).
+// Then the caller MXCSR settings on which it must decline, and MXCSR restored.
 #include <libfloat/models/matrix_unit.hpp>
 
 #include <doctest/doctest.h>
@@ -267,6 +268,42 @@ double check_span_bound(int span, std::uint64_t seed) {
   return static_cast<double>(naive_wrong) / static_cast<double>(cases);
 }
 
+/// check_binade_edges (file comment 7, unit_dot_cases::binade_edge): the path against the general
+/// path and, where the edge block's sum x = c + P is a binary32 value (kinds 0, 1, 5 and 6: computed
+/// here in binary64, exactly), the model's result after it: x, without inexact. Returns how many
+/// cases had such an exact sum off binade E's step (kind 1; 5 and 6 when the small product is finer).
+template <lf::format F>
+long check_binade_edges(const lf::matrix_unit& mu, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  long off_step = 0;
+  for (int rep = 0; rep < 3000; ++rep) {
+    const edge_case e = binade_edge<F>(mu.block_size, rep, g);
+    CAPTURE(e.kind);
+    CAPTURE(e.E);
+    CAPTURE(e.c);
+    CAPTURE(e.a);
+    CAPTURE(e.b);
+    double x = static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(e.c)));
+    for (std::size_t i = 0; i < e.prefix; ++i) x += value<F>(e.a[i]) * value<F>(e.b[i]);  // (exact: at most 30 bits)
+    if (e.kind != 2 && e.kind != 3 && e.kind != 4 && static_cast<double>(static_cast<float>(x)) == x &&
+        std::fabs(x) >= 0x1p-126) {
+      const bits pa(e.a.begin(), e.a.begin() + static_cast<std::ptrdiff_t>(e.prefix));
+      const bits pb(e.b.begin(), e.b.begin() + static_cast<std::ptrdiff_t>(e.prefix));
+      const outcome want = general(mu, F, pa, pb, e.c);
+      CHECK(want.r == std::bit_cast<std::uint32_t>(static_cast<float>(x)));
+      CHECK(!lf::has(want.st, lf::status::inexact));
+      if (std::fmod(x, std::ldexp(1.0, e.E - 23)) != 0) ++off_step;
+    }
+    const outcome want = general(mu, F, e.a, e.b, e.c);
+    outcome got{};
+    if (run_path<F>(mu, e.a, e.b, e.c, got)) CHECK(got == want);
+    lf::status rst{};
+    CHECK(outcome{lf::dot(mu, F, e.a, F, e.b, e.c, rst), rst} == want);
+    CHECK(typed_dot<F>(mu, e.a, e.b, e.c) == want);
+  }
+  return off_step;
+}
+
 }  // namespace
 
 TEST_CASE("exact-block fast path: binary16 units give the general path's bits and flags") {
@@ -297,6 +334,21 @@ TEST_CASE("exact-block fast path: binary64 sums on a binary32 midpoint are round
     CHECK(fp16 > 0.25);
     CHECK(bf16 > 0.25);
     CHECK(tiny > 0.25);
+  });
+}
+
+TEST_CASE("exact-block fast path: sums at the edges of the predicted binade (file comment, 7)") {
+  for_every_kernel([] {
+    const long fp16 = check_binade_edges<lf::binary16>(lf::matrix_units::cdna1_fp16, 8);
+    const long bf16 = check_binade_edges<lf::bfloat16>(lf::matrix_units::cdna1_bf16, 9);
+    lf::matrix_unit one = lf::matrix_units::cdna1_bf16;
+    one.block_size = 1;
+    const long bf16_1 = check_binade_edges<lf::bfloat16>(one, 10);
+    MESSAGE("exact sums off the predicted binade's step: binary16 " << fp16 << ", bfloat16 " << bf16
+                                                                   << ", bfloat16 N = 1 " << bf16_1);
+    CHECK(fp16 > 100);
+    CHECK(bf16 > 100);
+    CHECK(bf16_1 > 50);
   });
 }
 

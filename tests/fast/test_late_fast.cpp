@@ -18,7 +18,9 @@
 // cancel exactly, and for bfloat16 products at the bottom of binary32's range (subnormal results)
 // and at its top (overflow, and products of 2^126 or more, which it declines); c: +-0, subnormals,
 // +-2^-126, 1, -100, +-max finite, infinities, NaN and random encodings; lengths 0 to 200 around the
-// block sizes. Then the caller MXCSR settings on which it must decline, and MXCSR restored.
+// block sizes. Then sums at the edges of the binade that file comment 7 predicts
+// (unit_dot_cases::binade_edge). Then the caller MXCSR settings on which it must decline, and MXCSR
+// restored.
 #include <libfloat/models/matrix_unit.hpp>
 
 #include <doctest/doctest.h>
@@ -158,6 +160,38 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
   }
 }
 
+/// File comment 7: unit_dot_cases::binade_edge's sums at the edges of the binade that the AVX2
+/// kernel's chain predicts (fast/binade_chain.hpp), on every variant the path takes, against the
+/// general path. Returns the share of cases the path took.
+template <lf::format F>
+double check_binade_edges(const lf::matrix_unit& preset, const char* preset_name, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  long taken = 0, tried = 0;
+  for (const unit_case& u : units(preset, preset_name)) {
+    if (!u.fast) continue;
+    for (int rep = 0; rep < test_sanitizer::scaled(1400, 7); ++rep) {
+      const edge_case e = binade_edge<F>(u.mu.block_size, rep, g);
+      ++tried;
+      CAPTURE(u.name);
+      CAPTURE(e.kind);
+      CAPTURE(e.E);
+      CAPTURE(e.c);
+      const outcome want = general(u.mu, F, e.a, e.b, e.c);
+      std::uint32_t r = 0;
+      lf::status st{};
+      if (lf::detail::late_f32_nearest<lf::format{}>(u.mu, F, lf::detail::span_get{e.a}, lf::detail::span_get{e.b},
+                                                     e.a.size(), static_cast<std::uint32_t>(e.c), r, st)) {
+        ++taken;
+        CHECK(outcome{r, st} == want);
+      }
+      lf::status rst{};
+      CHECK(outcome{lf::dot(u.mu, F, e.a, F, e.b, e.c, rst), rst} == want);
+      CHECK(typed_dot<F>(u.mu, e.a, e.b, e.c) == want);
+    }
+  }
+  return static_cast<double>(taken) / static_cast<double>(tried);
+}
+
 }  // namespace
 
 TEST_CASE("late-accumulation fast path: binary16 units give the general path's bits and flags") {
@@ -166,6 +200,18 @@ TEST_CASE("late-accumulation fast path: binary16 units give the general path's b
 
 TEST_CASE("late-accumulation fast path: bfloat16 units give the general path's bits and flags") {
   for_every_kernel([] { check_format<lf::bfloat16>(lf::matrix_units::cdna3_bf16, "cdna3_bf16", 2); });
+}
+
+TEST_CASE("late-accumulation fast path: sums at the edges of the predicted binade (file comment, 7)") {
+  for_every_kernel([] {
+    const double fp16 = check_binade_edges<lf::binary16>(lf::matrix_units::cdna3_fp16, "cdna3_fp16", 3);
+    const double bf16 = check_binade_edges<lf::bfloat16>(lf::matrix_units::cdna3_bf16, "cdna3_bf16", 4);
+    MESSAGE("taken by the hardware path: binary16 " << fp16 << ", bfloat16 " << bf16);
+    if (lf::detail::dot_fast_built) {  // (it declines for products that could reach 2^128: E = 127)
+      CHECK(fp16 > 0.9);
+      CHECK(bf16 > 0.9);
+    }
+  });
 }
 
 #if defined(LIBFLOAT_DOT_FAST_X86)

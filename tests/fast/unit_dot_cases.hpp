@@ -10,6 +10,8 @@
 #include "../support/mxcsr_settings.hpp"
 #include "../support/sanitizer.hpp"
 
+#include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -178,6 +180,106 @@ void for_each_case(const lf::matrix_unit& mu, const std::string& unit, std::mt19
       }
     }
   }
+}
+
+/// The encoding of F for k 2^q (0 < |k| < 2^p, normal in F).
+template <lf::format F>
+lf::bits_t encode(std::int64_t k, int q) {
+  const auto m = static_cast<std::uint64_t>(k < 0 ? -k : k);
+  const int top = std::bit_width(m) - 1, p = F.precision;
+  REQUIRE(m != 0);
+  REQUIRE(top < p);
+  REQUIRE(q + top + F.bias() >= 1);
+  REQUIRE(q + top + F.bias() <= 2 * F.bias());
+  const auto field = static_cast<lf::bits_t>(q + top + F.bias());
+  const lf::bits_t frac = (m << (p - 1 - top)) & F.fraction_mask();
+  return (k < 0 ? F.sign_mask() : 0) | (field << F.fraction_bits()) | frac;
+}
+
+/// Pushes the product k 2^q as two encodings, 2^q split between them.
+template <lf::format F>
+void push_product(bits& a, bits& b, std::int64_t k, int q) {
+  a.push_back(encode<F>(k, q / 2));
+  b.push_back(encode<F>(1, q - q / 2));
+}
+
+/// One case of binade_edge: a . b from c; the edge block ends at `prefix`; its kind and c's binade E.
+struct edge_case {
+  bits a, b;
+  lf::bits_t c;
+  std::size_t prefix;
+  int kind, E;
+};
+
+/// The chain of fast/binade_chain.hpp at the edges of the binade it predicts, for blocks of N: c
+/// in binade E, two blocks of +0 products (c stays), one block whose sum P puts x = c + P at an
+/// edge of binade E (kind = rep % 7), then blocks of small products of random signs:
+///   0  onto 2^E from above (the chain's r is 2^E, which it must not take)
+///   1  just below 2^E by 1 or 3 2^(E - 24): exact binary32 values of binade E - 1, off binade E's
+///      step (the chain's addition raises an inexact that the model does not)
+///   2  a tie of binade E's step, and 3 just beside one (a second, tiny product)
+///   4  onto or to within a tie of 2^(E + 1) from below
+///   5  far below (P = -c and a small product), 6 across zero (-2c and a small product)
+/// with E over the format's range (bfloat16: binary32's lowest and highest normal binades, where
+/// results become subnormal or overflow; binary16: where every product is one of normal values).
+template <lf::format F>
+edge_case binade_edge(int N, int rep, std::mt19937_64& g) {
+  const int kind = rep % 7;
+  int E;
+  if (F == lf::binary16) E = 4 + static_cast<int>(g() % 17);
+  else E = rep % 50 == 0 ? -126 : rep % 50 == 1 ? 127 : -100 + static_cast<int>(g() % 201);
+  const std::int64_t sgn = (g() & 1) != 0 ? -1 : 1;
+  // a small number of binade E's steps (blocks of 1: 2j + 3 must fit the one product's significand)
+  const auto j = static_cast<std::int64_t>(1 + g() % (N == 1 ? 100 : 200));
+  // c = m 2^(E - 23), m in [2^23, 2^24): near the bottom of the binade for kinds 0 and 1, near the
+  // top for 4; for 5 and 6 with 8 significant bits, h 2^16
+  std::int64_t m = (std::int64_t{1} << 23) + static_cast<std::int64_t>(g() % (std::uint64_t{1} << 23));
+  const auto h = static_cast<std::int64_t>(128 + g() % 128);
+  if (kind <= 1) m = (std::int64_t{1} << 23) + j;
+  if (kind == 4) m = (std::int64_t{1} << 24) - j;
+  if (kind >= 5) m = h << 16;
+  edge_case e{};
+  e.kind = kind;
+  e.E = E;
+  e.c = std::bit_cast<std::uint32_t>(static_cast<float>(std::ldexp(static_cast<double>(sgn * m), E - 23)));
+  const auto zeros = [&](std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      e.a.push_back(0);
+      e.b.push_back(0);
+    }
+  };
+  const auto n = static_cast<std::size_t>(N);
+  zeros(2 * n);
+  // the edge block: P = u 2^(E - 23) + v 2^(E - 24) (one product 2u + v for blocks of 1), a tiny
+  // product for kind 3, -c (5) or -2c (6) and a small product
+  std::int64_t u = 0, v = 0;
+  switch (kind) {
+    case 0: u = -j; break;
+    case 1: u = -j, v = (g() & 1) ? -1 : -3; break;
+    case 2: u = static_cast<std::int64_t>(g() % 100) - 50, v = 1; break;
+    case 3: u = static_cast<std::int64_t>(g() % 100) - 50, v = (g() & 1) ? 1 : -1; break;
+    case 4: u = j - static_cast<std::int64_t>(g() % 2), v = (g() & 1) ? 1 : 0; break;
+    default: break;
+  }
+  std::size_t used = 0;
+  if (kind >= 5) {
+    push_product<F>(e.a, e.b, -sgn * h, kind == 5 ? E - 7 : E - 6), ++used;
+  } else if (N == 1) {
+    push_product<F>(e.a, e.b, sgn * (2 * u + v), E - 24), ++used;
+  } else {
+    if (u != 0) push_product<F>(e.a, e.b, sgn * u, E - 23), ++used;
+    if (v != 0) push_product<F>(e.a, e.b, sgn * v, E - 24), ++used;
+  }
+  if ((kind == 3 || kind >= 5) && used < n) {  // a tiny or small product
+    const int q = kind == 3 ? E - 24 - (F == lf::binary16 ? 8 : 20) : E - 23 - static_cast<int>(g() % 3);
+    push_product<F>(e.a, e.b, (static_cast<std::int64_t>(g() % 64) - 32) | 1, q), ++used;
+  }
+  zeros(n - used);
+  e.prefix = e.a.size();
+  // then small products (a block of them, and a short one for a kernel's tail)
+  for (int i = 0; i < N + 1 + static_cast<int>(g() % 3); ++i)
+    push_product<F>(e.a, e.b, (static_cast<std::int64_t>(g() % 255) - 127) | 1, E - 23 - static_cast<int>(g() % 8));
+  return e;
 }
 
 /// body() with each kernel of a hardware path that has two (lf::set_array_dispatch chooses): the

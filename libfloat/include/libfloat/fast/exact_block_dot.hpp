@@ -14,10 +14,12 @@
 // of encoding, subnormal inputs, narrow and wide exponents, sums that cancel exactly, cross into
 // binary32's subnormals or overflow, zeros of both signs, every start value kind, block sizes 1 to
 // 16, lengths around them; sums whose binary64 rounding lands on a binary32 midpoint (or below
-// 2^-126), which need the step 4 correction; blocks at step 2's bound and one past it; and the
-// caller MXCSR states on which it must decline. It runs both kernels, the portable one (steps 1-5)
-// and the AVX2 one (step 6), chosen with lf::set_array_dispatch; a kernel the CPU lacks is reported
-// as skipped.
+// 2^-126), which need the step 4 correction; blocks at step 2's bound and one past it; sums at the
+// edges of step 7's predicted binade (onto and just below its lowest power of two, exact binary32
+// values off its step, ties of its step, up to the next power of two, far below, across zero; in
+// binary32's lowest and highest normal binades); and the caller MXCSR states on which it must
+// decline. It runs both kernels, the portable one (steps 1-5 and 7) and the AVX2 one (steps 6 and
+// 7), chosen with lf::set_array_dispatch; a kernel the CPU lacks is reported as skipped.
 //
 // Why it gives the model's bits (the model: models/matrix_unit.hpp, steps 1-6, with exact
 // alignment: d = the exact sum of the block's products and c, rounded once to binary32 by
@@ -50,12 +52,14 @@
 //     sums: proved algorithms using rounding to odd", IEEE Trans. Computers 57(4), 2008). Above
 //     2^-126 and off a midpoint, t and x round to the same binary32 value, and both are tiny or
 //     not alike.
-//  5. Flags: MXCSR's sticky flags are cleared first and read after the last block (PE, UE, OE;
-//     DE, raised by converting a subnormal c, is not an IEEE flag and is not read). The only
-//     operations that can raise them are step 3's addition (inexact, only when x is not binary64
-//     and so not binary32) and the conversions, one chain per dot product; the general path's
-//     blocks are integer arithmetic, their flags ORed in. Every floating-point operation is a
-//     scalar SSE2 intrinsic, so no compiler vector lane computes anything else; the products are
+//  5. Flags: MXCSR's sticky flags are cleared first and read after the last block (UE, OE; DE,
+//     raised by converting a subnormal c, is not an IEEE flag and is not read). Only the
+//     conversions of step 3 can raise them; the other operations are exact or stay far inside
+//     binary64's range. Inexact is not read from MXCSR (step 7's addition can raise it for a block
+//     that step 7 then leaves to steps 3 and 4): each block says whether its result differs from x
+//     (step 4: e != 0 or the result != t; step 7: binade_chain.hpp, point 3). The general
+//     path's blocks are integer arithmetic, their flags ORed in. Every floating-point operation is
+//     a scalar SSE2 intrinsic, so no compiler vector lane computes anything else; the products are
 //     formed after a compiler barrier that follows the clear, and the result passes through an
 //     empty `asm volatile` before the flags are read.
 //  6. The AVX2 kernel (exact_block_f32_kernel_avx2; CPUs with AVX2, F16C and FMA, where the span
@@ -69,6 +73,10 @@
 //     for bfloat16, widened to binary64. (c) Each block's sum by vector additions of its own lanes
 //     (vhaddpd and one more), exact by step 2 and raising nothing; then steps 3 and 4 block after
 //     block, in order, a block whose c is an infinity or a NaN being the general path's.
+//  7. Steps 3 and 4 put two conversions on the chain from one block to the next. Both kernels
+//     first try one binary64 addition instead (fast/binade_chain.hpp: with c in binade E, c + K +
+//     P rounded on binade E's step, taken when the result lies in binade E and is not 2^E); any
+//     other block goes to steps 3 and 4 (or the general path), whose result sets the binade again.
 //
 // It declines when: not x86-64 with SSE arithmetic (dot_fast_built false); the caller's MXCSR is
 // not the default (nearest, every exception masked, no FTZ/DAZ); the parameters are other than
@@ -81,6 +89,7 @@
 
 #include <libfloat/core/format.hpp>
 #include <libfloat/core/status.hpp>
+#include <libfloat/fast/binade_chain.hpp>
 #include <libfloat/fast/cpu_dispatch.hpp>
 #include <libfloat/fast/dot.hpp>
 #include <libfloat/fast/late_dot.hpp>  // (late_load8)
@@ -103,35 +112,47 @@ constexpr bool exact_block_fast_unit(const matrix_unit& mu) {
 }
 
 #if defined(LIBFLOAT_DOT_FAST_X86)
-/// Steps 3 and 4 for one block whose exact product sum is P (binary64, lane 0) and whose c (cv's
-/// lane 0) is finite: cv becomes the block's result.
-[[gnu::always_inline]] inline void exact_block_add(__m128& cv, __m128d P) {
-  // (3) t = c + P and its error e (TwoSum)
-  const __m128d cd = _mm_cvtss_sd(_mm_setzero_pd(), cv);
-  __m128d t = _mm_add_sd(cd, P);
+/// Steps 3 and 4 for one block whose exact product sum is P (binary64, lane 0), c (cd's lane 0)
+/// finite: the block's result as a binary32 encoding, and bit 32 set when it is inexact.
+[[gnu::noinline]] inline std::uint64_t exact_block_round(__m128d cd, __m128d P) {
+  // (3) t = c + P and its error e = x - t (TwoSum)
+  const __m128d t = _mm_add_sd(cd, P);
   const __m128d bp = _mm_sub_sd(t, cd), ap = _mm_sub_sd(t, bp);
   const __m128d e = _mm_add_sd(_mm_sub_sd(cd, ap), _mm_sub_sd(P, bp));
   const auto tb = static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_castpd_si128(t)));
+  const bool error = _mm_ucomineq_sd(e, _mm_setzero_pd()) != 0;
   // (4) a binary32 midpoint, or below 2^-126, with e != 0: t rounded to odd instead
+  __m128d to = t;
   if (((tb & 0x1FFFFFFFu) == 0x10000000u || (tb & ~(std::uint64_t{1} << 63)) < (std::uint64_t{1023 - 126} << 52)) &&
-      _mm_ucomineq_sd(e, _mm_setzero_pd())) [[unlikely]] {
+      error) {
     const auto eb = static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_castpd_si128(e)));
     const std::uint64_t odd = (tb & 1u) != 0 ? tb : ((tb ^ eb) >> 63) == 0 ? tb + 1 : tb - 1;
-    t = _mm_castsi128_pd(_mm_cvtsi64_si128(static_cast<long long>(odd)));
+    to = _mm_castsi128_pd(_mm_cvtsi64_si128(static_cast<long long>(odd)));
   }
-  cv = _mm_cvtsd_ss(_mm_setzero_ps(), t);  // (3, 4: the one rounding)
+  const __m128 r = _mm_cvtsd_ss(_mm_setzero_ps(), to);  // (3, 4: the one rounding)
+  const bool inexact = error || _mm_ucomineq_sd(_mm_cvtss_sd(_mm_setzero_pd(), r), t) != 0;  // (5: x = t + e)
+  return static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(r))) | std::uint64_t{inexact} << 32;
 }
 
-/// c (cv's lane 0) as a binary32 encoding.
-[[gnu::always_inline]] inline std::uint32_t exact_block_bits(__m128 cv) {
-  return static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(cv)));
+/// One block whose exact product sum is P (binary64, lane 0): c becomes the block's result, by step
+/// 7 or by steps 3 and 4. general(cbits) is the general path's block for a c that is not finite.
+template <class General>
+[[gnu::always_inline]] inline void exact_chain_add(binade_chain& ch, __m128d P, const General& general) {
+  if (binade_chain_try(ch, P, true)) [[likely]] return;  // (7)
+  if (ch.nonfinite != 0) {
+    binade_chain_set(ch, general(ch.nonfinite));
+    return;
+  }
+  const std::uint64_t rounded = exact_block_round(ch.c, P);
+  ch.inexact = ch.inexact || (rounded >> 32) != 0;
+  binade_chain_set(ch, static_cast<std::uint32_t>(rounded));
 }
 
 /// One block of the portable kernel, the len <= N <= NB products from s on (NB a power of two):
-/// steps 1-4, or the general path's block (its flags into `general`).
+/// steps 1-4 and 7, or the general path's block (its flags into `general`).
 template <format F, int NB, class A, class B>
 [[gnu::always_inline]] inline void exact_block_step(const matrix_unit& mu, const operand<A>& oa, const operand<B>& ob,
-                                                    std::size_t s, std::size_t len, int span, __m128& cv,
+                                                    std::size_t s, std::size_t len, int span, binade_chain& ch,
                                                     status& general) {
   constexpr bool half = F == binary16;
   constexpr int fb = half ? 10 : 7, ebits = half ? 5 : 8, bias = half ? 15 : 127;
@@ -162,10 +183,8 @@ template <format F, int NB, class A, class B>
     const auto sign = static_cast<long long>(((x ^ y) >> (fb + ebits)) & 1u) << 63;
     p[i] = _mm_or_pd(mag, _mm_castsi128_pd(_mm_cvtsi64_si128(sign)));
   }
-  const std::uint32_t cb = exact_block_bits(cv);
-  if (special != 0 || emax - emin > span || (cb & 0x7F800000u) == 0x7F800000u) [[unlikely]] {
-    const bits_t r = block_fma_general(mu, oa, ob, s, len, cb, general);
-    cv = _mm_castsi128_ps(_mm_cvtsi32_si128(static_cast<int>(r)));
+  if (special != 0 || emax - emin > span || ch.nonfinite != 0) [[unlikely]] {
+    binade_chain_set(ch, static_cast<std::uint32_t>(block_fma_general(mu, oa, ob, s, len, binade_chain_bits(ch), general)));
     return;
   }
   // (2) the exact sum P, as a tree
@@ -173,7 +192,7 @@ template <format F, int NB, class A, class B>
   for (int w = 1; w < NB; w *= 2)
 #pragma GCC unroll 16
     for (int i = 0; i + w < NB; i += 2 * w) p[i] = _mm_add_sd(p[i], p[i + w]);
-  exact_block_add(cv, p[0]);
+  exact_chain_add(ch, p[0], [](std::uint32_t) { return 0u; });  // (c is finite here)
 }
 
 /// The largest span of the alignment exponents of a block's nonzero products that its binary64 sum
@@ -185,7 +204,7 @@ constexpr int exact_block_span(int fraction_bits, int block_size) {
 
 #if defined(LIBFLOAT_DOT_FAST_X86)
 /// Both kernels' frame (file comment, 5): declines unless the caller's MXCSR is the default, clears
-/// the flags, runs body(oa, ob, cv, general) (cv: c in lane 0, to become the result; general: the
+/// the flags, runs body(oa, ob, ch, general) (ch: the chain from c, to end at the result; general: the
 /// flags of the general path's blocks), reads the flags, restores the caller's MXCSR.
 template <format F, class A, class B, class Body>
 bool exact_block_frame(A a, B b, std::uint32_t c, std::uint32_t& out, status& st, const Body& body) {
@@ -196,13 +215,15 @@ bool exact_block_frame(A a, B b, std::uint32_t c, std::uint32_t& out, status& st
   status general{};
   _mm_setcsr(caller & ~0x3Fu);
   __asm__ volatile("" : "+r"(c) : : "memory");  // every operation after the clear
-  __m128 cv = _mm_castsi128_ps(_mm_cvtsi32_si128(static_cast<int>(c)));
-  body(oa, ob, cv, general);
-  __asm__ volatile("" : "+x"(cv));  // the chain ends before the flags are read
+  binade_chain ch{};
+  binade_chain_set(ch, c);
+  body(oa, ob, ch, general);
+  out = binade_chain_bits(ch);  // (exact: raises nothing)
+  __asm__ volatile("" : "+r"(out));  // the chain ends before the flags are read
   const unsigned raised = _mm_getcsr();
   _mm_setcsr(caller);
-  st = mxcsr_flags(raised) | general;
-  out = exact_block_bits(cv);
+  // (5) inexact from the blocks themselves, not from MXCSR
+  st = binade_chain_flags(raised, ch.inexact) | general;
   return true;
 }
 #endif
@@ -213,10 +234,11 @@ template <format F, int NB, class A, class B>
 bool exact_block_f32_kernel(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32_t c, std::uint32_t& out,
                             status& st) {
 #if defined(LIBFLOAT_DOT_FAST_X86)
-  return exact_block_frame<F>(a, b, c, out, st, [&](const auto& oa, const auto& ob, __m128& cv, status& general) {
+  return exact_block_frame<F>(a, b, c, out, st, [&](const auto& oa, const auto& ob, binade_chain& ch, status& general) {
     const auto N = static_cast<std::size_t>(mu.block_size);
     const int span = exact_block_span(F.fraction_bits(), mu.block_size);
-    for (std::size_t s = 0; s < n; s += N) exact_block_step<F, NB>(mu, oa, ob, s, n - s < N ? n - s : N, span, cv, general);
+    for (std::size_t s = 0; s < n; s += N)
+      exact_block_step<F, NB>(mu, oa, ob, s, n - s < N ? n - s : N, span, ch, general);
   });
 #else
   (void)mu, (void)a, (void)b, (void)n, (void)c, (void)out, (void)st;
@@ -228,10 +250,10 @@ bool exact_block_f32_kernel(const matrix_unit& mu, A a, B b, std::size_t n, std:
 #define LIBFLOAT_EXACT_BLOCK_AVX2 1
 #define LIBFLOAT_EXACT_BLOCK_TARGET __attribute__((target("avx2,f16c,fma")))
 /// The AVX2 kernel's loop (file comment, 6): groups of 8 products (8 / N whole blocks) at a time, the
-/// rest by exact_block_step; c in cv's lane 0, the result returned (a value: it stays in a register).
+/// rest by exact_block_step; the chain from ch, its end returned (a value: it stays in registers).
 template <format F, int N, class A, class B>
-LIBFLOAT_EXACT_BLOCK_TARGET __m128 exact_block_groups_avx2(const matrix_unit& mu, const operand<A>& oa,
-                                                           const operand<B>& ob, std::size_t n, __m128 cv,
+LIBFLOAT_EXACT_BLOCK_TARGET binade_chain exact_block_groups_avx2(const matrix_unit& mu, const operand<A>& oa,
+                                                           const operand<B>& ob, std::size_t n, binade_chain ch,
                                                            status& general) {
   static_assert(N == 1 || N == 2 || N == 4 || N == 8);
   constexpr bool half = F == binary16;
@@ -241,12 +263,9 @@ LIBFLOAT_EXACT_BLOCK_TARGET __m128 exact_block_groups_avx2(const matrix_unit& mu
   const B& b = ob.get;
   // one block of the group from s on: its sum P, unless c is not finite (the general path's block)
   auto add = [&](std::size_t first, __m128d P) __attribute__((always_inline, target("avx2,f16c,fma"))) {
-    if ((exact_block_bits(cv) & 0x7F800000u) == 0x7F800000u) [[unlikely]] {
-      const bits_t r = block_fma_general(mu, oa, ob, first, N, exact_block_bits(cv), general);
-      cv = _mm_castsi128_ps(_mm_cvtsi32_si128(static_cast<int>(r)));
-      return;
-    }
-    exact_block_add(cv, P);
+    exact_chain_add(ch, P, [&](std::uint32_t cb) {
+      return static_cast<std::uint32_t>(block_fma_general(mu, oa, ob, first, N, cb, general));
+    });
   };
   const __m256i emask = _mm256_set1_epi16((1 << (15 - fb)) - 1), one = _mm256_set1_epi16(1);
   const __m256i magnitude = _mm256_set1_epi16(0x7FFF);
@@ -269,7 +288,7 @@ LIBFLOAT_EXACT_BLOCK_TARGET __m128 exact_block_groups_avx2(const matrix_unit& mu
     // A special operand, or a group wider than a block may be (each block's own span decides
     // there): block by block
     if (!_mm256_testz_si256(bad, bad) || (top != 0 && top - bottom > span)) [[unlikely]] {
-      for (std::size_t k = 0; k < 8; k += N) exact_block_step<F, N>(mu, oa, ob, s + k, N, span, cv, general);
+      for (std::size_t k = 0; k < 8; k += N) exact_block_step<F, N>(mu, oa, ob, s + k, N, span, ch, general);
       continue;
     }
     // (6b) the products, exact in binary64: d0 = 0..3, d1 = 4..7
@@ -314,17 +333,17 @@ LIBFLOAT_EXACT_BLOCK_TARGET __m128 exact_block_groups_avx2(const matrix_unit& mu
       }
     }
   }
-  for (; s < n; s += N) exact_block_step<F, N>(mu, oa, ob, s, n - s < N ? n - s : N, span, cv, general);
-  return cv;
+  for (; s < n; s += N) exact_block_step<F, N>(mu, oa, ob, s, n - s < N ? n - s : N, span, ch, general);
+  return ch;
 }
 
 /// The AVX2 kernel for blocks of N = 1, 2, 4 or 8 products (file comment, 6).
 template <format F, int N, class A, class B>
 bool exact_block_f32_kernel_avx2(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32_t c, std::uint32_t& out,
                                  status& st) {
-  return exact_block_frame<F>(a, b, c, out, st, [&](const auto& oa, const auto& ob, __m128& cv, status& general)
+  return exact_block_frame<F>(a, b, c, out, st, [&](const auto& oa, const auto& ob, binade_chain& ch, status& general)
                                                     LIBFLOAT_EXACT_BLOCK_TARGET {
-    cv = exact_block_groups_avx2<F, N>(mu, oa, ob, n, cv, general);
+    ch = exact_block_groups_avx2<F, N>(mu, oa, ob, n, ch, general);
   });
 }
 #undef LIBFLOAT_EXACT_BLOCK_TARGET

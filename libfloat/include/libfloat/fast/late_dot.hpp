@@ -53,6 +53,15 @@
 //     value times a power of two, and step 4's sum is an integer times 2^grid, exact in binary64,
 //     converted to binary32 once under MXCSR as in step 4. These operations are exact, so they
 //     raise nothing that step 5 reads (converting a subnormal raises only DE, which it ignores).
+//  7. Step (6c) puts two conversions and the floors on the chain from one block to the next. The
+//     AVX2 kernel first tries one binary64 addition instead (fast/binade_chain.hpp): with c a
+//     normal binary32 value in binade E, e_c = E, so the case and the exact second term T of the
+//     block's sum c + T are known beside the chain (no product or e_c - X <= M <= e_c + F - 23: T =
+//     S 2^(M - F); M < e_c - X: T = floor(S 2^(M - e_c + X)) 2^(e_c - F - X), lost bits noted), and
+//     c + T is rounded by one addition when the result stays in binade E. Otherwise (the case
+//     where c itself is floored, a result in another binade, c zero or subnormal) (6c) runs. Its
+//     inexact is then the blocks' own (the result differs from the exact sum, or bits were lost),
+//     not MXCSR's, which the tried addition can raise for a block it leaves to (6c).
 //
 // It declines when: not x86-64 with SSE arithmetic (dot_fast_built false); the caller's MXCSR is
 // not the default (nearest, every exception masked, no FTZ/DAZ); c or an operand is an infinity or
@@ -69,6 +78,7 @@
 
 #include <libfloat/core/format.hpp>
 #include <libfloat/core/status.hpp>
+#include <libfloat/fast/binade_chain.hpp>
 #include <libfloat/fast/cpu_dispatch.hpp>
 #include <libfloat/fast/dot.hpp>
 #include <libfloat/models/matrix_unit_types.hpp>
@@ -244,13 +254,13 @@ template <bool WHOLE, class G>
 }
 
 /// One block of late_f32_kernel_avx2: the len <= 8 NV products from s on (WHOLE: len = 8 NV and
-/// s + len <= n), and c (binary32 in cv's first lane, the other lanes 0) replaced by the block's
-/// result; dropv collects lost bits (nonzero lanes). Returns false (the kernel declines) for a
-/// special operand or a product that could reach 2^128.
+/// s + len <= n), and the chain's c replaced by the block's result; dropv collects lost bits
+/// (nonzero lanes). Returns false (the kernel declines) for a special operand or a product that
+/// could reach 2^128.
 template <format F, int NV, bool WHOLE, class A, class B>
 [[gnu::always_inline]] LIBFLOAT_LATE_TARGET inline bool late_avx2_block(const A& a, const B& b, std::size_t s,
                                                                         std::size_t len, std::size_t n, int Fa, int X,
-                                                                        __m128& cv, __m256d& dropv) {
+                                                                        binade_chain& ch, __m256d& dropv) {
   constexpr bool half = F == binary16;
   constexpr int fb = half ? 10 : 7, bias = half ? 15 : 127;
   // (file comment, 6a) a's and b's 8 encodings side by side in 16-bit lanes: the exponent fields
@@ -315,8 +325,24 @@ template <format F, int NV, bool WHOLE, class A, class B>
   }
   __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(acc), _mm256_extractf128_pd(acc, 1));
   const __m128d Sd = _mm_add_sd(s2, _mm_unpackhi_pd(s2, s2));  // the integer S of (2) (|S| < 2^35)
-  // (6c) c and the sum on a grid 2^G, both candidates computed and one chosen by a mask, with
-  // no branch on the data (the chain from one block's result to the next is the critical path):
+  // (7) c normal in binade E: e_c = E, so the case and the sum's second term T are known beside
+  // the chain: no nonzero product or e_c - X <= M <= e_c + F - 23 (neither floor drops a bit: T =
+  // S 2^(M - F)); M < e_c - X (B: T = floor(S 2^(M - e_c + X)) 2^(e_c - F - X)); otherwise (A with c
+  // floored, which needs c) steps (6c). x = c + T is exact, and binade_chain_try rounds it.
+  {
+    const int E = ch.E;
+    const bool b_case = any && M < E - X;
+    const int kb = M - E + X < -200 ? -200 : M - E + X;
+    const __m128d sb = _mm_mul_sd(Sd, _mm_set_sd(late_pow2(kb)));
+    const __m128d fl = _mm_round_sd(sb, sb, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    const __m128d pick = _mm_castsi128_pd(_mm_cvtsi64_si128(b_case ? -1 : 0));
+    const __m128d T = _mm_mul_sd(_mm_blendv_pd(Sd, fl, pick), _mm_set_sd(late_pow2(b_case ? E - Fa - X : M - Fa)));
+    if (binade_chain_try(ch, T, !(any && M > E + Fa - 23))) [[likely]] {
+      dropv = _mm256_or_pd(dropv, _mm256_castpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
+      return true;
+    }
+  }
+  // (6c) c and the sum on a grid 2^G, both candidates computed and one chosen by a mask:
   //   A, M >= e_c: G = M - F, S as it is, c floored onto 2^G: (S + floor(c 2^-G)) 2^G;
   //   B, M < e_c or no nonzero product: G = e_c - F - X, S floored onto 2^G (by 2^(M - e_c + X),
   //   at least 2^-200: |S| < 2^35, so floor(S 2^k) is the same for every k <= -36), c exact on
@@ -326,22 +352,8 @@ template <format F, int NV, bool WHOLE, class A, class B>
   // binary64's range. (Without these masks the other is inexact only when the chosen one dropped
   // bits, whose inexact is raised anyway, so no test can see them; they keep the argument short.)
   // e_c and B's powers of two come from c's bits in the vector unit.
-  const __m128d cd = _mm_cvtss_sd(_mm_setzero_pd(), cv);
-  {
-    // First the case where neither floor drops a bit, with a branch the CPU predicts (the chain is
-    // then one add; about two blocks in three in the benchmark's data, random signs, and few in a
-    // long sum of one sign, where c grows past the products): e_c - X <= M <= e_c + F - 23, or no
-    // nonzero product. Then neither
-    // floor drops a bit (A: c's grid 2^(e_c - 23) is a multiple of 2^(M - F); B: S's grid 2^(M - F)
-    // of 2^(e_c - F - X)), so both candidates are S 2^(M - F) + c, exact in binary64 (a multiple of
-    // 2^(e_c - F - X) below 2^(e_c + 9)); with no product, S = +0 and the sum is c (+0 for -0).
-    const int cbits = _mm_cvtsi128_si32(_mm_castps_si128(cv));
-    const int Ec = (cbits >> 23) & 0xFF, ec = (Ec == 0 ? 1 : Ec) - 127;
-    if (!any || (M >= ec - X && M <= ec + Fa - 23)) [[likely]] {
-      cv = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_add_sd(cd, _mm_mul_sd(Sd, _mm_set_sd(late_pow2(M - Fa)))));
-      return true;
-    }
-  }
+  const __m128d cd = ch.c;
+  const __m128 cv = _mm_cvtsd_ss(_mm_setzero_ps(), cd);  // (exact)
   const __m128i ecb = _mm_max_epi32(_mm_and_si128(_mm_srli_epi32(_mm_castps_si128(cv), 23), _mm_cvtsi32_si128(0xFF)),
                                     _mm_cvtsi32_si128(1));  // e_c + 127, in a 64-bit lane
   const __m128d pick_b = _mm_castsi128_pd(_mm_cmpgt_epi64(ecb, _mm_cvtsi64_si128(any ? M + 127 : -1)));
@@ -359,7 +371,11 @@ template <format F, int NV, bool WHOLE, class A, class B>
   const __m128d vb = _mm_fmadd_sd(fbl, gb, _mm_and_pd(pick_b, cd));
   dropv = _mm256_or_pd(
       dropv, _mm256_castpd128_pd256(_mm_blendv_pd(_mm_cmpneq_sd(fa, ca), _mm_cmpneq_sd(fbl, sb), pick_b)));
-  cv = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_blendv_pd(va, vb, pick_b));  // (the one rounding)
+  // (4: the one rounding; inexact when the result differs from the exact sum v)
+  const __m128d v = _mm_blendv_pd(va, vb, pick_b);
+  const __m128 d = _mm_cvtsd_ss(_mm_setzero_ps(), v);
+  ch.inexact = ch.inexact || _mm_ucomineq_sd(_mm_cvtss_sd(_mm_setzero_pd(), d), v) != 0;
+  binade_chain_set(ch, static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(d))));
   return true;
 }
 
@@ -376,31 +392,32 @@ LIBFLOAT_LATE_TARGET bool late_f32_kernel_avx2(const matrix_unit& mu, A a, B b, 
   __m256d dropv = _mm256_setzero_pd();               // nonzero where a term or c lost bits
   _mm_setcsr(caller & ~0x3Fu);
   __asm__ volatile("" : "+r"(c) : : "memory");  // every conversion after the clear
-  __m128 cv = _mm_castsi128_ps(_mm_cvtsi32_si128(static_cast<int>(c)));  // c, the lanes above 0
+  binade_chain ch{};
+  binade_chain_set(ch, c);
   // false: decline (restoring the caller's MXCSR); an overflow before the last block makes the
   // next c an infinity, which the general path's specials handle (as late_f32_kernel)
   auto next = [&](bool ok, std::size_t end) __attribute__((always_inline, target("avx2,f16c,fma"))) {
-    if (ok && ((_mm_cvtsi128_si32(_mm_castps_si128(cv)) & 0x7F800000) != 0x7F800000 || end == n)) return true;
+    if (ok && (ch.nonfinite == 0 || end == n)) return true;
     _mm_setcsr(caller);
     return false;
   };
   std::size_t s = 0;
   if (N == 8 * static_cast<std::size_t>(NV)) {  // whole blocks: no lane masked, vector loads
     for (; s + N <= n; s += N)
-      if (!next(late_avx2_block<F, NV, true>(a, b, s, N, n, Fa, X, cv, dropv), s + N)) return false;
+      if (!next(late_avx2_block<F, NV, true>(a, b, s, N, n, Fa, X, ch, dropv), s + N)) return false;
   }
   for (; s < n; s += N) {
     const std::size_t len = n - s < N ? n - s : N;
-    if (!next(late_avx2_block<F, NV, false>(a, b, s, len, n, Fa, X, cv, dropv), s + len)) return false;
+    if (!next(late_avx2_block<F, NV, false>(a, b, s, len, n, Fa, X, ch, dropv), s + len)) return false;
   }
-  __asm__ volatile("" : "+x"(cv));  // the chain ends before the flags are read
+  std::uint32_t bits = binade_chain_bits(ch);  // (exact: raises nothing)
+  __asm__ volatile("" : "+r"(bits));        // the chain ends before the flags are read
   const unsigned raised = _mm_getcsr();
   _mm_setcsr(caller);
-  status r = mxcsr_flags(raised);
+  // inexact from the blocks and the lost bits, not from MXCSR (file comment, 7)
   const __m256i lost = _mm256_castpd_si256(dropv);
-  if (!_mm256_testz_si256(lost, lost)) r |= status::inexact;
-  st = r;
-  out = static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(cv)));
+  st = binade_chain_flags(raised, ch.inexact || !_mm256_testz_si256(lost, lost));
+  out = bits;
   return true;
 }
 #undef LIBFLOAT_LATE_TARGET

@@ -38,9 +38,9 @@
 //  6. K > N is a chain of blocks: each block's result is the next block's c.
 // With alignment_rounding::exact (a block is its exact sum with c, rounded once: CDNA1 as
 // MATLAB-tensor-core models it), binary16 or bfloat16 inputs, binary32 output, nearest even,
-// subnormals kept and blocks of up to 16, binary64 sums and one hardware conversion per block
-// compute it (fast/exact_block_dot.hpp: the same bits and flags; blocks it cannot take are the
-// general path's).
+// subnormals kept and blocks of up to 16, binary64 sums and one binary64 addition or hardware
+// conversion per block compute it (fast/exact_block_dot.hpp: the same bits and flags; blocks it
+// cannot take are the general path's).
 // Why F relative to e(a) + e(b) and not to the normalised product exponent: the MATLAB models
 // align unnormalised products (significands in [1, 4)) and give the alignment one extra bit when
 // the largest product is >= 2 (Generic_BFMA_TC.m, fpbits_IEEE2, "spcFlag"), which is the same grid.
@@ -118,8 +118,8 @@
 //    the block +-inf, NaN with both signs (invalid), c ignored (MATLAB's prd_limit). Specials as the
 //    block FMA's. With binary16 or bfloat16 inputs, binary32 output, nearest even, subnormals
 //    kept, blocks of up to 32, F <= 28 and no halves or dropping of c, integer blocks and one
-//    hardware conversion per block compute it (fast/late_dot.hpp: the same bits and flags; it
-//    declines for non-finite data).
+//    binary64 addition or hardware conversion per block compute it (fast/late_dot.hpp: the same
+//    bits and flags; it declines for non-finite data).
 #pragma once
 
 #include <array>
