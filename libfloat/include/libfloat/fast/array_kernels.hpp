@@ -46,7 +46,7 @@
 #include <libfloat/fast/scalar.hpp>
 
 #if defined(LIBFLOAT_ARRAY_X86)
-#include <immintrin.h>
+#include <libfloat/fast/x86_simd.hpp>
 #endif
 
 namespace lf {
@@ -168,12 +168,6 @@ LIBFLOAT_INLINE std::uint32_t f16_flags_from(bool ne, bool tiny_ne, bool over, b
          static_cast<std::uint32_t>(snan) * to_bits(status::invalid);
 }
 
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() (an intentionally uninitialised
-// variable), which -Wmaybe-uninitialized reports once inlined here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 // AVX-512 kernels in blocks of `wide_block` elements. The common block holds only values whose
 // flags need no care: lo <= |x| < hi, i.e. results that are neither tiny, nor overflowing, nor NaN
 // (zeros too). There the only flag is inexact, which is "any of the discarded low bits set", so
@@ -194,16 +188,16 @@ constexpr bool block_needs_full(std::uint32_t mn, std::uint32_t mx, std::uint32_
   if ((tiny || high) && !raised(status::inexact)) return true;
   return (tiny && !raised(status::underflow)) || (high && !raised(status::overflow)) || (nan && !raised(status::invalid));
 }
-[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool block_needs_full_avx512(__m512i min_a_minus_1, __m512i max_a,
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool block_needs_full_avx512(simd::m512i min_a_minus_1, simd::m512i max_a,
                                                                                   std::uint32_t lo, std::uint32_t hi,
                                                                                   std::uint32_t flags) {
-  return block_needs_full(_mm512_reduce_min_epu32(min_a_minus_1), _mm512_reduce_max_epu32(max_a), lo, hi, flags);
+  return block_needs_full(simd::mm512_reduce_min_epu32(min_a_minus_1), simd::mm512_reduce_max_epu32(max_a), lo, hi, flags);
 }
 
 /// The accumulators of one block: min(|x| - 1), max(|x|) and the OR of the inputs, each left at its
 /// neutral value (all ones, zero, zero) when the flags already raised make it useless.
 struct block_scan {
-  __m512i min_a1, max_a, all_bits;
+  simd::m512i min_a1, max_a, all_bits;
 };
 
 /// How much of block_scan a block needs, given the flags raised so far: the OR only while inexact
@@ -224,17 +218,17 @@ constexpr int scan_level(std::uint32_t flags, bool nan_redo) {
 template <int L, class Convert>
 [[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline block_scan scan_block(const float* in, std::size_t b, std::size_t m,
                                                                            Convert convert) {
-  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
-  block_scan acc{_mm512_set1_epi32(-1), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  const simd::m512i absmask = simd::mm512_set1_epi32(0x7FFFFFFF), one = simd::mm512_set1_epi32(1);
+  block_scan acc{simd::mm512_set1_epi32(-1), simd::mm512_setzero_si512(), simd::mm512_setzero_si512()};
   for (std::size_t i = b; i < b + m; i += 16) {
-    const __m512i xb = _mm512_loadu_si512(in + i);
+    const simd::m512i xb = simd::mm512_loadu_si512(in + i);
     convert(i, xb);
     if constexpr (L <= 2) {
-      const __m512i a = _mm512_and_si512(xb, absmask);
-      acc.max_a = _mm512_max_epu32(acc.max_a, a);
-      if constexpr (L <= 1) acc.min_a1 = _mm512_min_epu32(acc.min_a1, _mm512_sub_epi32(a, one));
+      const simd::m512i a = simd::mm512_and_si512(xb, absmask);
+      acc.max_a = simd::mm512_max_epu32(acc.max_a, a);
+      if constexpr (L <= 1) acc.min_a1 = simd::mm512_min_epu32(acc.min_a1, simd::mm512_sub_epi32(a, one));
     }
-    if constexpr (L == 0) acc.all_bits = _mm512_or_si512(acc.all_bits, xb);
+    if constexpr (L == 0) acc.all_bits = simd::mm512_or_si512(acc.all_bits, xb);
   }
   return acc;
 }
@@ -257,8 +251,8 @@ template <class Convert>
 }
 
 /// Whether the OR of a plain block's inputs has one of the `discarded` bits set.
-[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool any_bits_avx512(__m512i all_bits, std::uint32_t discarded) {
-  return _mm512_test_epi32_mask(all_bits, _mm512_set1_epi32(static_cast<int>(discarded))) != 0;
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline bool any_bits_avx512(simd::m512i all_bits, std::uint32_t discarded) {
+  return simd::mm512_test_epi32_mask(all_bits, simd::mm512_set1_epi32(static_cast<int>(discarded))) != 0;
 }
 
 /// float -> binary16 with F16C in mode M (nearest even or a directed mode: VCVTPS2PH's rounding
@@ -295,9 +289,9 @@ struct f16c_mode {
 
 /// The lanes of xb whose magnitude rounds away from zero under M (see f16c_mode).
 template <rounding M>
-[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline __mmask16 f16c_away_lanes(__m512i xb) {
-  if constexpr (M == rounding::upward) return static_cast<__mmask16>(~_mm512_movepi32_mask(xb));
-  else if constexpr (M == rounding::downward) return _mm512_movepi32_mask(xb);
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX512]] inline simd::mmask16 f16c_away_lanes(simd::m512i xb) {
+  if constexpr (M == rounding::upward) return static_cast<simd::mmask16>(~simd::mm512_movepi32_mask(xb));
+  else if constexpr (M == rounding::downward) return simd::mm512_movepi32_mask(xb);
   else return 0;
 }
 
@@ -310,52 +304,52 @@ template <rounding M>
 [[gnu::noinline, LIBFLOAT_TARGET_AVX2]] std::uint32_t f16_f16c_avx2(const float* in, fp16* out, std::size_t n) {
   using T = f16c_mode<M>;
   const mxcsr_guard guard;
-  const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
-  const __m256i qnan = _mm256_set1_epi32(0x7FC00000);
-  const __m256i over_trunc = _mm256_set1_epi32(static_cast<int>(T::over_trunc - 1));
-  const __m256i over_away = _mm256_set1_epi32(static_cast<int>(T::over_away - 1));
-  const __m256i tiny_trunc = _mm256_set1_epi32(static_cast<int>(T::tiny_trunc));
-  const __m256i tiny_away = _mm256_set1_epi32(static_cast<int>(T::tiny_away));
-  __m256i ne = _mm256_setzero_si256(), tiny_ne = ne, over = ne, snan = ne;
+  const simd::m256i absmask = simd::mm256_set1_epi32(0x7FFFFFFF), inf = simd::mm256_set1_epi32(0x7F800000);
+  const simd::m256i qnan = simd::mm256_set1_epi32(0x7FC00000);
+  const simd::m256i over_trunc = simd::mm256_set1_epi32(static_cast<int>(T::over_trunc - 1));
+  const simd::m256i over_away = simd::mm256_set1_epi32(static_cast<int>(T::over_away - 1));
+  const simd::m256i tiny_trunc = simd::mm256_set1_epi32(static_cast<int>(T::tiny_trunc));
+  const simd::m256i tiny_away = simd::mm256_set1_epi32(static_cast<int>(T::tiny_away));
+  simd::m256i ne = simd::mm256_setzero_si256(), tiny_ne = ne, over = ne, snan = ne;
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m256 x = _mm256_loadu_ps(in + i);
-    __m128i h = _mm256_cvtps_ph(x, T::imm | _MM_FROUND_NO_EXC);
+    const simd::m256 x = simd::mm256_loadu_ps(in + i);
+    __m128i h = simd::mm256_cvtps_ph<T::imm | _MM_FROUND_NO_EXC>(x);
     // 8 lanes' 32-bit masks as 16-bit masks (each is 0 or -1, so the signed saturation keeps them)
-    const auto narrow_mask = [](__m256i m) LIBFLOAT_LAMBDA_AVX2 {
-      return _mm_packs_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+    const auto narrow_mask = [](simd::m256i m) LIBFLOAT_LAMBDA_AVX2 {
+      return _mm_packs_epi32(simd::mm256_castsi256_si128(m), simd::mm256_extracti128_si256<1>(m));
     };
     if constexpr (M == rounding::odd) {  // the last bit set where truncation was inexact (NaNs compare unequal: not them)
-      const __m256i inexact = _mm256_castps_si256(_mm256_cmp_ps(_mm256_cvtph_ps(h), x, _CMP_NEQ_OQ));
+      const simd::m256i inexact = simd::mm256_castps_si256(simd::mm256_cmp_ps<simd::cmp_neq_oq>(simd::mm256_cvtph_ps(h), x));
       h = _mm_or_si128(h, _mm_and_si128(narrow_mask(inexact), _mm_set1_epi16(1)));
     } else if constexpr (M == rounding::nearest_away) {
-      const __m128i t = _mm256_cvtps_ph(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      const __m128i t = simd::mm256_cvtps_ph<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(x);
       const __m128i t1 = _mm_add_epi16(t, _mm_set1_epi16(1));  // the next magnitude
       // x - wt and wt1 - x are exact (Sterbenz); equal at a tie (NaNs and infinities: never)
-      const __m256 wt = _mm256_cvtph_ps(t), wt1 = _mm256_cvtph_ps(t1);
-      const __m256i tie = _mm256_castps_si256(_mm256_cmp_ps(_mm256_sub_ps(x, wt), _mm256_sub_ps(wt1, x), _CMP_EQ_OQ));
+      const simd::m256 wt = simd::mm256_cvtph_ps(t), wt1 = simd::mm256_cvtph_ps(t1);
+      const simd::m256i tie = simd::mm256_castps_si256(simd::mm256_cmp_ps<simd::cmp_eq_oq>(simd::mm256_sub_ps(x, wt), simd::mm256_sub_ps(wt1, x)));
       const __m128i up = _mm_and_si128(narrow_mask(tie), _mm_cmpeq_epi16(h, t));
       h = _mm_blendv_epi8(h, t1, up);
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
-    const __m256i xb = _mm256_castps_si256(x);
-    const __m256i a = _mm256_and_si256(xb, absmask);  // >= 0 as a signed integer: signed compares work
+    const simd::m256i xb = simd::mm256_castps_si256(x);
+    const simd::m256i a = simd::mm256_and_si256(xb, absmask);  // >= 0 as a signed integer: signed compares work
     // the lanes whose magnitude rounds away from zero (f16c_away_lanes): all ones there
-    __m256i away = _mm256_setzero_si256();
-    if constexpr (M == rounding::upward) away = _mm256_cmpgt_epi32(_mm256_setzero_si256(), _mm256_xor_si256(xb, _mm256_set1_epi32(-1)));
-    else if constexpr (M == rounding::downward) away = _mm256_srai_epi32(xb, 31);
-    const __m256i over_gt = _mm256_blendv_epi8(over_trunc, over_away, away);
-    const __m256i tiny_lt = _mm256_blendv_epi8(tiny_trunc, tiny_away, away);
-    const __m256i below_inf = _mm256_cmpgt_epi32(inf, a), above_inf = _mm256_cmpgt_epi32(a, inf);
-    const __m256i same = _mm256_cmpeq_epi32(_mm256_castps_si256(_mm256_cvtph_ps(h)), xb);
-    const __m256i d = _mm256_andnot_si256(same, below_inf);  // infinities widen back equal
-    ne = _mm256_or_si256(ne, d);
-    tiny_ne = _mm256_or_si256(tiny_ne, _mm256_and_si256(d, _mm256_cmpgt_epi32(tiny_lt, a)));
-    over = _mm256_or_si256(over, _mm256_and_si256(below_inf, _mm256_cmpgt_epi32(a, over_gt)));
-    snan = _mm256_or_si256(snan, _mm256_and_si256(above_inf, _mm256_cmpgt_epi32(qnan, a)));
+    simd::m256i away = simd::mm256_setzero_si256();
+    if constexpr (M == rounding::upward) away = simd::mm256_cmpgt_epi32(simd::mm256_setzero_si256(), simd::mm256_xor_si256(xb, simd::mm256_set1_epi32(-1)));
+    else if constexpr (M == rounding::downward) away = simd::mm256_srai_epi32(xb, 31);
+    const simd::m256i over_gt = simd::mm256_blendv_epi8(over_trunc, over_away, away);
+    const simd::m256i tiny_lt = simd::mm256_blendv_epi8(tiny_trunc, tiny_away, away);
+    const simd::m256i below_inf = simd::mm256_cmpgt_epi32(inf, a), above_inf = simd::mm256_cmpgt_epi32(a, inf);
+    const simd::m256i same = simd::mm256_cmpeq_epi32(simd::mm256_castps_si256(simd::mm256_cvtph_ps(h)), xb);
+    const simd::m256i d = simd::mm256_andnot_si256(same, below_inf);  // infinities widen back equal
+    ne = simd::mm256_or_si256(ne, d);
+    tiny_ne = simd::mm256_or_si256(tiny_ne, simd::mm256_and_si256(d, simd::mm256_cmpgt_epi32(tiny_lt, a)));
+    over = simd::mm256_or_si256(over, simd::mm256_and_si256(below_inf, simd::mm256_cmpgt_epi32(a, over_gt)));
+    snan = simd::mm256_or_si256(snan, simd::mm256_and_si256(above_inf, simd::mm256_cmpgt_epi32(qnan, a)));
   }
-  std::uint32_t flags = f16_flags_from(!_mm256_testz_si256(ne, ne), !_mm256_testz_si256(tiny_ne, tiny_ne),
-                                       !_mm256_testz_si256(over, over), !_mm256_testz_si256(snan, snan));
+  std::uint32_t flags = f16_flags_from(!simd::mm256_testz_si256(ne, ne), !simd::mm256_testz_si256(tiny_ne, tiny_ne),
+                                       !simd::mm256_testz_si256(over, over), !simd::mm256_testz_si256(snan, snan));
   for (; i < n; ++i) {  // the tail: the core's lane
     const auto r = narrow_lane<binary16, binary32, M>(std::bit_cast<std::uint32_t>(in[i]), 0, {}, flags);
     out[i] = fp16::from_bits(static_cast<std::uint16_t>(r));
@@ -367,29 +361,29 @@ template <rounding M>
 template <rounding M>
 [[LIBFLOAT_TARGET_AVX512]] inline std::uint32_t f16_flags_avx512(const float* in, std::size_t n) {
   using T = f16c_mode<M>;
-  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
-  const __m512i qnan = _mm512_set1_epi32(0x7FC00000);
-  const __m512i over_trunc = _mm512_set1_epi32(static_cast<int>(T::over_trunc));
-  const __m512i over_away = _mm512_set1_epi32(static_cast<int>(T::over_away));
-  const __m512i tiny_trunc = _mm512_set1_epi32(static_cast<int>(T::tiny_trunc));
-  const __m512i tiny_away = _mm512_set1_epi32(static_cast<int>(T::tiny_away));
-  __mmask16 ne = 0, tiny_ne = 0, over = 0, snan = 0;
+  const simd::m512i absmask = simd::mm512_set1_epi32(0x7FFFFFFF), inf = simd::mm512_set1_epi32(0x7F800000);
+  const simd::m512i qnan = simd::mm512_set1_epi32(0x7FC00000);
+  const simd::m512i over_trunc = simd::mm512_set1_epi32(static_cast<int>(T::over_trunc));
+  const simd::m512i over_away = simd::mm512_set1_epi32(static_cast<int>(T::over_away));
+  const simd::m512i tiny_trunc = simd::mm512_set1_epi32(static_cast<int>(T::tiny_trunc));
+  const simd::m512i tiny_away = simd::mm512_set1_epi32(static_cast<int>(T::tiny_away));
+  simd::mmask16 ne = 0, tiny_ne = 0, over = 0, snan = 0;
   for (std::size_t i = 0; i + 16 <= n; i += 16) {
-    const __m512 x = _mm512_loadu_ps(in + i);
-    // (the masked forms with a full mask: GCC 12's unmasked ones warn -Wmaybe-uninitialized)
-    const __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, T::imm | _MM_FROUND_NO_EXC);
-    const __m512i xb = _mm512_castps_si512(x);
-    const __m512i a = _mm512_and_si512(xb, absmask);
-    const __mmask16 away = f16c_away_lanes<M>(xb);
-    const __m512i over_from = _mm512_mask_blend_epi32(away, over_trunc, over_away);
-    const __m512i tiny_lt = _mm512_mask_blend_epi32(away, tiny_trunc, tiny_away);
-    const __mmask16 below_inf = _mm512_cmplt_epu32_mask(a, inf), above_inf = _mm512_cmpgt_epu32_mask(a, inf);
-    const __mmask16 d = _mm512_mask_cmpneq_epi32_mask(
-        below_inf, _mm512_castps_si512(_mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, h)), xb);
-    ne = static_cast<__mmask16>(ne | d);
-    tiny_ne = static_cast<__mmask16>(tiny_ne | _mm512_mask_cmplt_epu32_mask(d, a, tiny_lt));
-    over = static_cast<__mmask16>(over | _mm512_mask_cmpge_epu32_mask(below_inf, a, over_from));
-    snan = static_cast<__mmask16>(snan | _mm512_mask_cmplt_epu32_mask(above_inf, a, qnan));
+    const simd::m512 x = simd::mm512_loadu_ps(in + i);
+    // (VCVTPS2PH / VCVTPH2PS in their masked forms, with a full mask: simd has only those)
+    const simd::m256i h = simd::mm512_mask_cvtps_ph<T::imm | _MM_FROUND_NO_EXC>(simd::mm256_setzero_si256(), 0xFFFF, x);
+    const simd::m512i xb = simd::mm512_castps_si512(x);
+    const simd::m512i a = simd::mm512_and_si512(xb, absmask);
+    const simd::mmask16 away = f16c_away_lanes<M>(xb);
+    const simd::m512i over_from = simd::mm512_mask_blend_epi32(away, over_trunc, over_away);
+    const simd::m512i tiny_lt = simd::mm512_mask_blend_epi32(away, tiny_trunc, tiny_away);
+    const simd::mmask16 below_inf = simd::mm512_cmplt_epu32_mask(a, inf), above_inf = simd::mm512_cmpgt_epu32_mask(a, inf);
+    const simd::mmask16 d = simd::mm512_mask_cmpneq_epi32_mask(
+        below_inf, simd::mm512_castps_si512(simd::mm512_mask_cvtph_ps(simd::mm512_setzero_ps(), 0xFFFF, h)), xb);
+    ne = static_cast<simd::mmask16>(ne | d);
+    tiny_ne = static_cast<simd::mmask16>(tiny_ne | simd::mm512_mask_cmplt_epu32_mask(d, a, tiny_lt));
+    over = static_cast<simd::mmask16>(over | simd::mm512_mask_cmpge_epu32_mask(below_inf, a, over_from));
+    snan = static_cast<simd::mmask16>(snan | simd::mm512_mask_cmplt_epu32_mask(above_inf, a, qnan));
   }
   return f16_flags_from(ne != 0, tiny_ne != 0, over != 0, snan != 0);
 }
@@ -406,22 +400,22 @@ template <rounding M>
   }
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
-    const block_scan acc = scan_block_for(flags, false, 3, in, b, m, [out](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {
-      const __m512 x = _mm512_castsi512_ps(xb);
-      __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, T::imm | _MM_FROUND_NO_EXC);
+    const block_scan acc = scan_block_for(flags, false, 3, in, b, m, [out](std::size_t i, simd::m512i xb) LIBFLOAT_LAMBDA_AVX512 {
+      const simd::m512 x = simd::mm512_castsi512_ps(xb);
+      simd::m256i h = simd::mm512_mask_cvtps_ph<T::imm | _MM_FROUND_NO_EXC>(simd::mm256_setzero_si256(), 0xFFFF, x);
       if constexpr (M == rounding::odd) {  // the last bit set where truncation was inexact (NaNs compare unequal: not them)
-        const __mmask16 inexact = _mm512_cmp_ps_mask(_mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, h), x, _CMP_NEQ_OQ);
-        h = _mm256_mask_mov_epi16(h, inexact, _mm256_or_si256(h, _mm256_set1_epi16(1)));
+        const simd::mmask16 inexact = simd::mm512_cmp_ps_mask<simd::cmp_neq_oq>(simd::mm512_mask_cvtph_ps(simd::mm512_setzero_ps(), 0xFFFF, h), x);
+        h = simd::mm256_mask_mov_epi16(h, inexact, simd::mm256_or_si256(h, simd::mm256_set1_epi16(1)));
       } else if constexpr (M == rounding::nearest_away) {
-        const __m256i t = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xFFFF, x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        const __m256i t1 = _mm256_add_epi16(t, _mm256_set1_epi16(1));  // the next magnitude
-        const __m512 wt = _mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, t);
-        const __m512 wt1 = _mm512_mask_cvtph_ps(_mm512_setzero_ps(), 0xFFFF, t1);
+        const simd::m256i t = simd::mm512_mask_cvtps_ph<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(simd::mm256_setzero_si256(), 0xFFFF, x);
+        const simd::m256i t1 = simd::mm256_add_epi16(t, simd::mm256_set1_epi16(1));  // the next magnitude
+        const simd::m512 wt = simd::mm512_mask_cvtph_ps(simd::mm512_setzero_ps(), 0xFFFF, t);
+        const simd::m512 wt1 = simd::mm512_mask_cvtph_ps(simd::mm512_setzero_ps(), 0xFFFF, t1);
         // x - wt and wt1 - x are exact (Sterbenz); equal at a tie (NaNs and infinities: never)
-        const __mmask16 tie = _mm512_cmp_ps_mask(_mm512_sub_ps(x, wt), _mm512_sub_ps(wt1, x), _CMP_EQ_OQ);
-        h = _mm256_mask_mov_epi16(h, static_cast<__mmask16>(tie & _mm256_cmpeq_epi16_mask(h, t)), t1);
+        const simd::mmask16 tie = simd::mm512_cmp_ps_mask<simd::cmp_eq_oq>(simd::mm512_sub_ps(x, wt), simd::mm512_sub_ps(wt1, x));
+        h = simd::mm256_mask_mov_epi16(h, static_cast<simd::mmask16>(tie & simd::mm256_cmpeq_epi16_mask(h, t)), t1);
       }
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), h);
+      simd::mm256_storeu_si256(reinterpret_cast<simd::m256i*>(out + i), h);
     });
     if (block_needs_full_avx512(acc.min_a1, acc.max_a, T::plain_lo, T::plain_hi, flags)) {
       flags |= f16_flags_avx512<M>(in + b, m);
@@ -461,38 +455,38 @@ template <bool Hw, typename O>
   static_assert(std::is_same_v<O, bf16> || std::is_same_v<O, float>);
   const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
   const bool apart = std::is_same_v<O, bf16> || oa + n * sizeof(float) <= ia || ia + n * sizeof(float) <= oa;
-  const __m512i one = _mm512_set1_epi32(1), round = _mm512_set1_epi32(0x7FFF);
+  const simd::m512i one = simd::mm512_set1_epi32(1), round = simd::mm512_set1_epi32(0x7FFF);
   std::uint32_t flags = 0;
   std::size_t b = 0;
   while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
   flags |= bf16_rne_loop(in, out, b);
-  const auto convert = [&](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {  // [&]: some constants serve one mode only
-    __m256i r;
+  const auto convert = [&](std::size_t i, simd::m512i xb) LIBFLOAT_LAMBDA_AVX512 {  // [&]: some constants serve one mode only
+    simd::m256i r;
     if constexpr (Hw) {
       __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(xb));
       if constexpr (std::is_same_v<O, float>) {
-        _mm512_storeu_si512(out + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(r), 16));
+        simd::mm512_storeu_si512(out + i, simd::mm512_slli_epi32(simd::mm512_cvtepu16_epi32(r), 16));
         return;
       }
     } else {
       // (x + 0x7FFF + ((x >> 16) & 1)) >> 16: fast.hpp's f32_to_bf16_bits_rne for non-NaN x
-      const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(xb, round), _mm512_and_si512(_mm512_srli_epi32(xb, 16), one));
+      const simd::m512i sum = simd::mm512_add_epi32(simd::mm512_add_epi32(xb, round), simd::mm512_and_si512(simd::mm512_srli_epi32(xb, 16), one));
       if constexpr (std::is_same_v<O, float>) {
-        _mm512_storeu_si512(out + i, _mm512_and_si512(sum, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+        simd::mm512_storeu_si512(out + i, simd::mm512_and_si512(sum, simd::mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
         return;
       }
-      r = _mm512_cvtepi32_epi16(_mm512_srli_epi32(sum, 16));
+      r = simd::mm512_cvtepi32_epi16(simd::mm512_srli_epi32(sum, 16));
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), r);
+    simd::mm256_storeu_si256(reinterpret_cast<simd::m256i*>(out + i), r);
   };
-  const auto scan_only = [](std::size_t, __m512i) LIBFLOAT_LAMBDA_AVX512 {};
+  const auto scan_only = [](std::size_t, simd::m512i) LIBFLOAT_LAMBDA_AVX512 {};
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     // Hw needs the minimum (subnormal inputs) in every block; the trick needs the maximum (NaNs).
     const block_scan acc = apart ? scan_block_for(flags, !Hw, Hw ? 1 : 3, in, b, m, convert)
                                  : scan_block_for(flags, !Hw, Hw ? 1 : 3, in, b, m, scan_only);
-    const bool redo = Hw ? _mm512_reduce_min_epu32(acc.min_a1) < 0x007FFFFFu   // a nonzero subnormal input
-                         : _mm512_reduce_max_epu32(acc.max_a) > 0x7F800000u;   // a NaN
+    const bool redo = Hw ? simd::mm512_reduce_min_epu32(acc.min_a1) < 0x007FFFFFu   // a nonzero subnormal input
+                         : simd::mm512_reduce_max_epu32(acc.max_a) > 0x7F800000u;   // a NaN
     if (redo || block_needs_full_avx512(acc.min_a1, acc.max_a, bf16_tiny_below, bf16_overflow_from, flags)) {
       flags |= bf16_rne_loop(in + b, out + b, m);  // rewrites the block (in is intact: not yet written, or apart)
     } else {
@@ -556,62 +550,62 @@ LIBFLOAT_INLINE std::uint32_t bf16_lane_loop(const float* in, O* out, std::size_
 /// O = void: nothing stored (the accumulators only).
 template <rounding M, int L, typename O>
 [[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline void bf16_trick_block_avx2(const float* in, O* out, std::size_t b,
-                                                                             std::size_t m, __m256i& min_a1,
-                                                                             __m256i& max_a, __m256i& all_bits,
+                                                                             std::size_t m, simd::m256i& min_a1,
+                                                                             simd::m256i& max_a, simd::m256i& all_bits,
                                                                              std::uint64_t key, std::uint32_t idx0) {
-  const __m256i one = _mm256_set1_epi32(1), round = _mm256_set1_epi32(0x7FFF);
-  const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF);
-  const __m256i key_lo = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(key)));
-  const __m256i key_hi = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(key >> 32)));
-  const __m256i mul1 = _mm256_set1_epi32(0x21F0AAAD), mul2 = _mm256_set1_epi32(0x735A2D97);
-  const __m256i steps = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const simd::m256i one = simd::mm256_set1_epi32(1), round = simd::mm256_set1_epi32(0x7FFF);
+  const simd::m256i absmask = simd::mm256_set1_epi32(0x7FFFFFFF);
+  const simd::m256i key_lo = simd::mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(key)));
+  const simd::m256i key_hi = simd::mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(key >> 32)));
+  const simd::m256i mul1 = simd::mm256_set1_epi32(0x21F0AAAD), mul2 = simd::mm256_set1_epi32(0x735A2D97);
+  const simd::m256i steps = simd::mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   // stochastic_mix (array_lane.hpp) on 8 consecutive indices from `first`
   const auto mix8 = [&](std::uint32_t first) LIBFLOAT_LAMBDA_AVX2 {
-    __m256i x = _mm256_xor_si256(_mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(first)), steps), key_lo);
-    x = _mm256_mullo_epi32(_mm256_xor_si256(x, _mm256_srli_epi32(x, 16)), mul1);
-    x = _mm256_add_epi32(_mm256_xor_si256(x, _mm256_srli_epi32(x, 15)), key_hi);
-    x = _mm256_mullo_epi32(x, mul2);
-    return _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+    simd::m256i x = simd::mm256_xor_si256(simd::mm256_add_epi32(simd::mm256_set1_epi32(static_cast<int>(first)), steps), key_lo);
+    x = simd::mm256_mullo_epi32(simd::mm256_xor_si256(x, simd::mm256_srli_epi32(x, 16)), mul1);
+    x = simd::mm256_add_epi32(simd::mm256_xor_si256(x, simd::mm256_srli_epi32(x, 15)), key_hi);
+    x = simd::mm256_mullo_epi32(x, mul2);
+    return simd::mm256_xor_si256(x, simd::mm256_srli_epi32(x, 15));
   };
-  const auto rounded = [&](__m256i x, std::size_t i) LIBFLOAT_LAMBDA_AVX2 {
-    __m256i inc;
+  const auto rounded = [&](simd::m256i x, std::size_t i) LIBFLOAT_LAMBDA_AVX2 {
+    simd::m256i inc;
     if constexpr (M == rounding::nearest_even) {
-      inc = _mm256_add_epi32(round, _mm256_and_si256(_mm256_srli_epi32(x, 16), one));
+      inc = simd::mm256_add_epi32(round, simd::mm256_and_si256(simd::mm256_srli_epi32(x, 16), one));
     } else {
-      inc = _mm256_srli_epi32(_mm256_xor_si256(mix8(idx0 + static_cast<std::uint32_t>(i)), _mm256_set1_epi32(-1)), 16);
+      inc = simd::mm256_srli_epi32(simd::mm256_xor_si256(mix8(idx0 + static_cast<std::uint32_t>(i)), simd::mm256_set1_epi32(-1)), 16);
     }
     // at most 0xFFFF for non-NaN x, so the unsigned-saturating pack below keeps it
-    return _mm256_srli_epi32(_mm256_add_epi32(x, inc), 16);
+    return simd::mm256_srli_epi32(simd::mm256_add_epi32(x, inc), 16);
   };
   for (std::size_t i = b; i < b + m; i += 16) {
-    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
-    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8));
+    const simd::m256i x0 = simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(in + i));
+    const simd::m256i x1 = simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(in + i + 8));
     if constexpr (!std::is_void_v<O>) {
-      const __m256i r0 = rounded(x0, i), r1 = rounded(x1, i + 8);
+      const simd::m256i r0 = rounded(x0, i), r1 = rounded(x1, i + 8);
       if constexpr (std::is_same_v<O, bf16>) {  // the pack interleaves 128-bit halves, the permutation restores the order
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8));
+        simd::mm256_storeu_si256(reinterpret_cast<simd::m256i*>(out + i), simd::mm256_permute4x64_epi64<0xD8>(simd::mm256_packus_epi32(r0, r1)));
       } else {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(r0, 16));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_slli_epi32(r1, 16));
+        simd::mm256_storeu_si256(reinterpret_cast<simd::m256i*>(out + i), simd::mm256_slli_epi32(r0, 16));
+        simd::mm256_storeu_si256(reinterpret_cast<simd::m256i*>(out + i + 8), simd::mm256_slli_epi32(r1, 16));
       }
     }
     if constexpr (L <= 2) {
-      const __m256i a0 = _mm256_and_si256(x0, absmask), a1 = _mm256_and_si256(x1, absmask);
-      max_a = _mm256_max_epu32(max_a, _mm256_max_epu32(a0, a1));
+      const simd::m256i a0 = simd::mm256_and_si256(x0, absmask), a1 = simd::mm256_and_si256(x1, absmask);
+      max_a = simd::mm256_max_epu32(max_a, simd::mm256_max_epu32(a0, a1));
       if constexpr (L <= 1)
-        min_a1 = _mm256_min_epu32(min_a1, _mm256_min_epu32(_mm256_sub_epi32(a0, one), _mm256_sub_epi32(a1, one)));
+        min_a1 = simd::mm256_min_epu32(min_a1, simd::mm256_min_epu32(simd::mm256_sub_epi32(a0, one), simd::mm256_sub_epi32(a1, one)));
     }
-    if constexpr (L == 0) all_bits = _mm256_or_si256(all_bits, _mm256_or_si256(x0, x1));
+    if constexpr (L == 0) all_bits = simd::mm256_or_si256(all_bits, simd::mm256_or_si256(x0, x1));
   }
 }
-[[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t reduce_min_epu32_avx2(__m256i v) {
-  __m128i h = _mm_min_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t reduce_min_epu32_avx2(simd::m256i v) {
+  __m128i h = _mm_min_epu32(simd::mm256_castsi256_si128(v), simd::mm256_extracti128_si256<1>(v));
   h = _mm_min_epu32(h, _mm_shuffle_epi32(h, 0x4E));
   h = _mm_min_epu32(h, _mm_shuffle_epi32(h, 0xB1));
   return static_cast<std::uint32_t>(_mm_cvtsi128_si32(h));
 }
-[[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t reduce_max_epu32_avx2(__m256i v) {
-  __m128i h = _mm_max_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+[[gnu::always_inline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t reduce_max_epu32_avx2(simd::m256i v) {
+  __m128i h = _mm_max_epu32(simd::mm256_castsi256_si128(v), simd::mm256_extracti128_si256<1>(v));
   h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0x4E));
   h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0xB1));
   return static_cast<std::uint32_t>(_mm_cvtsi128_si32(h));
@@ -638,7 +632,7 @@ template <rounding M, typename O>
   flags |= bf16_lane_loop<M>(in, out, b, key, idx0);
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
-    __m256i min_a1 = _mm256_set1_epi32(-1), max_a = _mm256_setzero_si256(), all_bits = _mm256_setzero_si256();
+    simd::m256i min_a1 = simd::mm256_set1_epi32(-1), max_a = simd::mm256_setzero_si256(), all_bits = simd::mm256_setzero_si256();
     const auto scan = [&]<typename W>(W* dst) LIBFLOAT_LAMBDA_AVX2 {
       switch (scan_level(flags, true)) {  // at most level 2: the maximum finds the NaNs
         case 0: return bf16_trick_block_avx2<M, 0>(in, dst, b, m, min_a1, max_a, all_bits, key, idx0);
@@ -655,7 +649,7 @@ template <rounding M, typename O>
       flags |= bf16_lane_loop<M>(in + b, out + b, m, key, idx0 + static_cast<std::uint32_t>(b));
     } else {
       if (!apart) bf16_trick_block_avx2<M, 3>(in, out, b, m, min_a1, max_a, all_bits, key, idx0);
-      if (!_mm256_testz_si256(all_bits, _mm256_set1_epi32(0xFFFF))) flags |= to_bits(status::inexact);
+      if (!simd::mm256_testz_si256(all_bits, simd::mm256_set1_epi32(0xFFFF))) flags |= to_bits(status::inexact);
     }
     if (m < wide_block) {
       b += m;
@@ -690,33 +684,33 @@ template <format F, rounding M>
   constexpr std::uint32_t rebias = half ? 0x38000000u : 0u;          // (127 - 15) << 23 for binary16
   constexpr std::uint32_t lo = half ? 0x38800000u : 0x00800000u;     // F's smallest normal, 2^-14 / 2^-126
   constexpr std::uint32_t hi = half ? 0x477FE000u : 0x7F7F0000u;     // F's largest finite, 65504 / ~3.39e38
-  const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
-  const __m512i vrebias = _mm512_set1_epi32(static_cast<int>(rebias)), vdisc = _mm512_set1_epi32(static_cast<int>(discarded));
-  const __m512i vhalf = _mm512_set1_epi32(static_cast<int>(1u << (shift - 1))), signbit = _mm512_set1_epi32(0x8000);
+  const simd::m512i absmask = simd::mm512_set1_epi32(0x7FFFFFFF), one = simd::mm512_set1_epi32(1);
+  const simd::m512i vrebias = simd::mm512_set1_epi32(static_cast<int>(rebias)), vdisc = simd::mm512_set1_epi32(static_cast<int>(discarded));
+  const simd::m512i vhalf = simd::mm512_set1_epi32(static_cast<int>(1u << (shift - 1))), signbit = simd::mm512_set1_epi32(0x8000);
   std::uint32_t flags = 0;
   std::size_t b = 0;
   while (b < n && (reinterpret_cast<std::uintptr_t>(in + b) & 63) != 0) ++b;  // up to a cache line: no split loads
   flags |= narrow_loop<F, binary32, M, true>(in, out, b, lane_policy{}, 0, 0);
-  const auto convert = [&](std::size_t i, __m512i xb) LIBFLOAT_LAMBDA_AVX512 {  // [&]: some constants serve one mode only
-    const __m512i a = _mm512_and_si512(xb, absmask);
-    const __mmask16 negative = _mm512_movepi32_mask(xb);
-    __m512i inc;
-    if constexpr (M == rounding::toward_zero || M == rounding::odd) inc = _mm512_setzero_si512();
+  const auto convert = [&](std::size_t i, simd::m512i xb) LIBFLOAT_LAMBDA_AVX512 {  // [&]: some constants serve one mode only
+    const simd::m512i a = simd::mm512_and_si512(xb, absmask);
+    const simd::mmask16 negative = simd::mm512_movepi32_mask(xb);
+    simd::m512i inc;
+    if constexpr (M == rounding::toward_zero || M == rounding::odd) inc = simd::mm512_setzero_si512();
     else if constexpr (M == rounding::nearest_away) inc = vhalf;
-    else if constexpr (M == rounding::upward) inc = _mm512_maskz_mov_epi32(static_cast<__mmask16>(~negative), vdisc);
-    else inc = _mm512_maskz_mov_epi32(negative, vdisc);
-    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_sub_epi32(a, vrebias), inc), shift);
-    if constexpr (M == rounding::odd) r = _mm512_mask_or_epi32(r, _mm512_test_epi32_mask(a, vdisc), r, one);
-    r = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(a, a), r);  // zeros: +-0
-    r = _mm512_or_si512(r, _mm512_and_si512(_mm512_srli_epi32(xb, 16), signbit));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtepi32_epi16(r));
+    else if constexpr (M == rounding::upward) inc = simd::mm512_maskz_mov_epi32(static_cast<simd::mmask16>(~negative), vdisc);
+    else inc = simd::mm512_maskz_mov_epi32(negative, vdisc);
+    simd::m512i r = simd::mm512_srli_epi32(simd::mm512_add_epi32(simd::mm512_sub_epi32(a, vrebias), inc), shift);
+    if constexpr (M == rounding::odd) r = simd::mm512_mask_or_epi32(r, simd::mm512_test_epi32_mask(a, vdisc), r, one);
+    r = simd::mm512_maskz_mov_epi32(simd::mm512_test_epi32_mask(a, a), r);  // zeros: +-0
+    r = simd::mm512_or_si512(r, simd::mm512_and_si512(simd::mm512_srli_epi32(xb, 16), signbit));
+    simd::mm256_storeu_si256(reinterpret_cast<simd::m256i*>(out + i), simd::mm512_cvtepi32_epi16(r));
   };
   for (; b + 16 <= n; b += wide_block) {
     const std::size_t m = (n - b < wide_block ? n - b : wide_block) & ~std::size_t{15};
     // Out-of-range lanes make the block wrong, not only its flags: minimum and maximum always.
     const block_scan acc = scan_block_for(flags, true, 1, in, b, m, convert);
-    const __m512i min_a1 = acc.min_a1, max_a = acc.max_a, all_bits = acc.all_bits;
-    if (_mm512_reduce_min_epu32(min_a1) < lo - 1 || _mm512_reduce_max_epu32(max_a) > hi) {
+    const simd::m512i min_a1 = acc.min_a1, max_a = acc.max_a, all_bits = acc.all_bits;
+    if (simd::mm512_reduce_min_epu32(min_a1) < lo - 1 || simd::mm512_reduce_max_epu32(max_a) > hi) {
       flags |= narrow_loop<F, binary32, M, true>(in + b, out + b, m, lane_policy{}, 0, 0);  // rewrites the block
     } else if (any_bits_avx512(all_bits, discarded)) {
       flags |= to_bits(status::inexact);
@@ -729,10 +723,6 @@ template <format F, rounding M>
   return flags | narrow_loop<F, binary32, M, true>(in + b, out + b, n - b, lane_policy{}, 0, 0);
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
 /// binary16 -> float with VCVTPH2PS (exact; quiets signaling NaNs, as lf::convert does). Returns
 /// invalid when a signaling NaN was read.
 [[gnu::noinline, LIBFLOAT_TARGET_AVX2]] inline std::uint32_t f16_widen_f16c_avx2(const fp16* in, float* out,
@@ -743,7 +733,7 @@ template <format F, rounding M>
   const __m128i absmask = _mm_set1_epi16(0x7FFF);
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    simd::mm256_storeu_ps(out + i, simd::mm256_cvtph_ps(h));
     // signaling: 0x7C00 < |h| < 0x7E00 (as signed 16-bit compares: all values are positive)
     const __m128i a = _mm_and_si128(h, absmask);
     snan = _mm_or_si128(snan, _mm_and_si128(_mm_cmpgt_epi16(a, _mm_set1_epi16(0x7C00)),

@@ -68,30 +68,30 @@ template <span_op O>
 [[gnu::noinline, LIBFLOAT_TARGET_AVX2]] std::uint32_t binary32_span_stage_avx2(const fp32* a, const fp32* b, const fp32* c,
                                                                                float* v, std::uint32_t csr, bool& nan) {
   const mxcsr_guard guard(csr);
-  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
-  __m256 any = zero;
+  const simd::m256 zero = simd::mm256_setzero_ps(), one = simd::mm256_set1_ps(1.0f);
+  simd::m256 any = zero;
   for (std::size_t i = 0; i < binary32_span_block; i += 8) {
     // (the operands' bits loaded as they are: an integer load, which may alias fp32's storage)
-    __m256 x = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i)));
-    __m256 y = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i))), z = zero;
-    __m256 bad = _mm256_cmp_ps(x, y, _CMP_UNORD_Q);
+    simd::m256 x = simd::mm256_castsi256_ps(simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(a + i)));
+    simd::m256 y = simd::mm256_castsi256_ps(simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(b + i))), z = zero;
+    simd::m256 bad = simd::mm256_cmp_ps<simd::cmp_unord_q>(x, y);
     if constexpr (O == span_op::fma) {
-      z = _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + i)));
-      bad = _mm256_or_ps(bad, _mm256_cmp_ps(z, z, _CMP_UNORD_Q));
-      z = _mm256_blendv_ps(z, zero, bad);
+      z = simd::mm256_castsi256_ps(simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(c + i)));
+      bad = simd::mm256_or_ps(bad, simd::mm256_cmp_ps<simd::cmp_unord_q>(z, z));
+      z = simd::mm256_blendv_ps(z, zero, bad);
     }
-    any = _mm256_or_ps(any, bad);
-    x = _mm256_blendv_ps(x, zero, bad);
-    y = _mm256_blendv_ps(y, one, bad);
-    __m256 r;
-    if constexpr (O == span_op::add) r = _mm256_add_ps(x, y);
-    else if constexpr (O == span_op::sub) r = _mm256_sub_ps(x, y);
-    else if constexpr (O == span_op::mul) r = _mm256_mul_ps(x, y);
-    else if constexpr (O == span_op::div) r = _mm256_div_ps(x, y);
-    else r = _mm256_fmadd_ps(x, y, z);
-    _mm256_store_ps(v + i, r);
+    any = simd::mm256_or_ps(any, bad);
+    x = simd::mm256_blendv_ps(x, zero, bad);
+    y = simd::mm256_blendv_ps(y, one, bad);
+    simd::m256 r;
+    if constexpr (O == span_op::add) r = simd::mm256_add_ps(x, y);
+    else if constexpr (O == span_op::sub) r = simd::mm256_sub_ps(x, y);
+    else if constexpr (O == span_op::mul) r = simd::mm256_mul_ps(x, y);
+    else if constexpr (O == span_op::div) r = simd::mm256_div_ps(x, y);
+    else r = simd::mm256_fmadd_ps(x, y, z);
+    simd::mm256_storeu_ps(v + i, r);
   }
-  nan = _mm256_movemask_ps(any) != 0;
+  nan = simd::mm256_movemask_ps(any) != 0;
   return binary32_mxcsr_status(_mm_getcsr());
 }
 
@@ -101,26 +101,26 @@ template <span_op O>
                                                                                    const fp32* c, float* v,
                                                                                    std::uint32_t csr, bool& nan) {
   const mxcsr_guard guard(csr);
-  const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
-  __mmask16 any = 0;
+  const simd::m512 zero = simd::mm512_setzero_ps(), one = simd::mm512_set1_ps(1.0f);
+  simd::mmask16 any = 0;
   for (std::size_t i = 0; i < binary32_span_block; i += 16) {
-    __m512 x = _mm512_castsi512_ps(_mm512_loadu_si512(a + i)), y = _mm512_castsi512_ps(_mm512_loadu_si512(b + i)), z = zero;
-    __mmask16 bad = _mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q);
+    simd::m512 x = simd::mm512_castsi512_ps(simd::mm512_loadu_si512(a + i)), y = simd::mm512_castsi512_ps(simd::mm512_loadu_si512(b + i)), z = zero;
+    simd::mmask16 bad = simd::mm512_cmp_ps_mask<simd::cmp_unord_q>(x, y);
     if constexpr (O == span_op::fma) {
-      z = _mm512_castsi512_ps(_mm512_loadu_si512(c + i));
-      bad |= _mm512_cmp_ps_mask(z, z, _CMP_UNORD_Q);
-      z = _mm512_mask_blend_ps(bad, z, zero);
+      z = simd::mm512_castsi512_ps(simd::mm512_loadu_si512(c + i));
+      bad |= simd::mm512_cmp_ps_mask<simd::cmp_unord_q>(z, z);
+      z = simd::mm512_mask_blend_ps(bad, z, zero);
     }
     any |= bad;
-    x = _mm512_mask_blend_ps(bad, x, zero);
-    y = _mm512_mask_blend_ps(bad, y, one);
-    __m512 r;
-    if constexpr (O == span_op::add) r = _mm512_add_ps(x, y);
-    else if constexpr (O == span_op::sub) r = _mm512_sub_ps(x, y);
-    else if constexpr (O == span_op::mul) r = _mm512_mul_ps(x, y);
-    else if constexpr (O == span_op::div) r = _mm512_div_ps(x, y);
-    else r = _mm512_fmadd_ps(x, y, z);
-    _mm512_store_ps(v + i, r);
+    x = simd::mm512_mask_blend_ps(bad, x, zero);
+    y = simd::mm512_mask_blend_ps(bad, y, one);
+    simd::m512 r;
+    if constexpr (O == span_op::add) r = simd::mm512_add_ps(x, y);
+    else if constexpr (O == span_op::sub) r = simd::mm512_sub_ps(x, y);
+    else if constexpr (O == span_op::mul) r = simd::mm512_mul_ps(x, y);
+    else if constexpr (O == span_op::div) r = simd::mm512_div_ps(x, y);
+    else r = simd::mm512_fmadd_ps(x, y, z);
+    simd::mm512_storeu_ps(v + i, r);
   }
   nan = any != 0;
   return binary32_mxcsr_status(_mm_getcsr());
