@@ -38,6 +38,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -136,6 +137,35 @@ std::vector<data_set> data_sets(const lf::format& fa, const lf::format& fb, std:
       d.b[i] = (static_cast<u64>(fb.bias()) << fb.fraction_bits()) | fb.fraction_mask();
     }
     sets.push_back(std::move(d));
+  }
+  // Blocks that round to 24 bits on a tie or above it just below 2^24: c = 2^24 - 1 (or - 2), the
+  // first block's products 0.25 + 0.25 (or 0.25 + 0.5) and pairs that cancel exactly (every operand
+  // normal, so the fast chain takes the block itself), the rest likewise. With c = 2^24 - 1 the sum
+  // 2^24 - 0.5 (a tie, odd last bit) or 2^24 - 0.25 rounds up into the next binade (nearest even:
+  // a carry out of the kept bits); with 2^24 - 2 the tie 2^24 - 1.5 stays at the even 2^24 - 2.
+  const auto pow2 = [](const lf::format& f, int e) {
+    return static_cast<u64>(e + f.bias()) << f.fraction_bits();
+  };
+  for (const auto& [cname, cbits, second] : {std::tuple{"tie below 2^24, odd: carry", u64{0x4B7FFFFF}, -2},
+                                             std::tuple{"above half below 2^24: carry", u64{0x4B7FFFFF}, -1},
+                                             std::tuple{"tie below 2^24, even: no carry", u64{0x4B7FFFFE}, -2}}) {
+    for (const bool negative : {false, true}) {
+      data_set d{std::string(cname) + (negative ? ", negative" : ""), bits(n), bits(n),
+                 cbits | (negative ? lf::binary32.sign_mask() : 0)};
+      const u64 sa = negative ? fa.sign_mask() : 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i % 2 == 0 && i + 1 < n && i % 8 != 0) {  // a pair that cancels
+          d.a[i] = d.a[i + 1] = draw(fa, g, 1, fa.bias(), fa.bias());
+          d.b[i] = draw(fb, g, 1, fb.bias(), fb.bias());
+          d.b[i + 1] = d.b[i] ^ fb.sign_mask();
+          ++i;
+        } else {  // 0.25, then 0.25 or 0.5
+          d.a[i] = pow2(fa, 0) | sa;
+          d.b[i] = pow2(fb, i % 8 == 0 ? -2 : second);
+        }
+      }
+      sets.push_back(std::move(d));
+    }
   }
   sets.push_back(edge("near binary32's smallest normal", lf::binary32.emin()));
   sets.push_back(edge("near binary32's largest", lf::binary32.emax() - 1));

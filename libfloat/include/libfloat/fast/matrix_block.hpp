@@ -638,8 +638,9 @@ template <format FA, format FB, format K, int M>
 /// The end of a block of block_chain_short_avx2: c's term added to `sum`, the products' terms cut
 /// on the grid of pmax = max(Pmax, c's pc) (dropped: whether they lost bits), and the sum rounded
 /// (step 5) into c. A result in binary32's normal range is rounded here: normalised by its
-/// leading-zero count, p bits kept, nearest even from the round bit and the bits below; zero and a
-/// result outside that range go to short_finish (round_pack) with the same sum.
+/// leading-zero count, p bits kept, nearest even by adding half an ulp less one plus the last kept
+/// bit; zero, a result outside that range and a rounding that carries into the next binade go to
+/// short_finish (round_pack) with the same sum.
 /// (The unit's parameters short_round uses, copied once per chain into locals, which the calls out
 /// of line cannot change: the loops keep them in registers.)
 struct short_params {
@@ -700,21 +701,25 @@ template <format FA, format FB, format K, int M, bool CountProducts, bool Track,
   const std::uint64_t mag = (static_cast<std::uint64_t>(sum) ^ sm) - sm;  // (no branch: the sign is random)
   const int lz = std::countl_zero(mag);                    // 64 for mag == 0 (handled below)
   const std::uint64_t norm = mag << (lz & 63);
-  int pr = pmax + kp.base - lz;  // the result's exponent in the products' frame
+  const int pr = pmax + kp.base - lz;  // the result's exponent in the products' frame
   std::uint64_t sig, below = 0;
+  bool carry = false;
   if constexpr (M == static_cast<int>(rounding::nearest_even)) {
-    std::uint64_t kept = norm >> (64 - p);
-    below = norm << p;  // the bits below the kept ones, left-aligned
-    kept += (below >> 63) & ((below << 1 != 0) | (kept & 1));
-    const std::uint64_t carry = kept >> p;
-    kept >>= carry;
-    pr += static_cast<int>(carry);
-    sig = kept << (64 - p);
+    // norm + (half an ulp - 1) + the last kept bit, the bits below p cleared: nearest even (a tie
+    // rounds up only from an odd last bit). A carry out of the 64 bits (the kept bits all ones and
+    // rounded up: the result is the next binade's 2^(pr + 1)) goes to short_finish with the zero and
+    // out-of-range results, which rounds it as round_pack does. (Four operations from norm to sig:
+    // the chain from one block's result to the next runs through them.)
+    constexpr std::uint64_t half_m1 = (std::uint64_t{1} << (63 - p)) - 1;
+    std::uint64_t t;
+    carry = __builtin_add_overflow(norm, half_m1 + ((norm >> (64 - p)) & 1), &t);
+    sig = t >> (64 - p) << (64 - p);
+    if constexpr (Track) below = norm << p;  // the bits below the kept ones
   } else {
     sig = norm >> (64 - p) << (64 - p);  // (shifts by constants: no mask held in a register)
     if constexpr (Track) below = norm ^ sig;
   }
-  if (mag == 0 || static_cast<unsigned>(pr - bias_ab - emin) > static_cast<unsigned>(emax - emin)) [[unlikely]] {
+  if (mag == 0 || carry || static_cast<unsigned>(pr - bias_ab - emin) > static_cast<unsigned>(emax - emin)) [[unlikely]] {
     c = short_decode<bias_ab>(
         short_finish<FA, FB, K, M>(pmax, c.sig, c.neg, c.pc, products, Track ? dropped() : 0, ch, st));
     return;
@@ -914,8 +919,9 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
 ///    result), and cut again when the real max(Pmax, pc) differs.
 ///  - The rounding of a result in binary32's normal range (K has binary32's exponent range) is
 ///    done here: normalised by its leading-zero count, p bits kept, nearest even from the round
-///    bit and the bits below; zero and a result outside that range (subnormal, overflow, a carry
-///    out of emax) are block_fast_finish's (round_pack) from the same sum.
+///    bit and the bits below; zero, a result outside that range (subnormal, overflow) and a
+///    nearest-even rounding that carries into the next binade are block_fast_finish's (round_pack)
+///    from the same sum.
 ///  - Whole blocks of the presets' sizes have their vectors unrolled: 8, 16 and 32 terms on 32-bit
 ///    lanes, 32 on 64-bit ones, and blocks of 4 on 32-bit lanes two per vector (short_pairs).
 ///  - The inexact flag is sticky: each loop runs in two copies, with short_round's Track until a
