@@ -262,34 +262,29 @@ constexpr std::array<unsigned, 4> csrs = {0x1F80u, 0x3F80u, 0x5F80u, 0x7F80u};
   }
 }
 
+/// Runs one instruction set's comparisons where the CPU has it: every mismatching operation named.
+void verdict(bool cpu_has, const char* set, void (*run)(source&, report&, int)) {
+  if (!cpu_has) {
+    MESSAGE("skipped: this CPU lacks " << std::string(set));
+    return;
+  }
+  source src;
+  report rep;
+  run(src, rep, 20000);
+  for (const auto& name : rep.bad) FAIL_CHECK(std::string(set) << ": differs from the intrinsic: " << name);
+  CHECK(rep.bad.empty());
+  CHECK(rep.checks > 1000000);
+  MESSAGE(std::string(set) << ": " << rep.checks << " comparisons");
+}
+
 }  // namespace
 
 TEST_CASE("fast/x86_simd.hpp: each operation equals the compiler's intrinsic (AVX2, F16C, FMA)") {
-  if (!lf::detail::cpu().avx2_f16c || !lf::detail::cpu().fma) {
-    MESSAGE("skipped: this CPU lacks AVX2, F16C or FMA");
-    return;
-  }
-  source src;
-  report rep;
-  run_avx2(src, rep, 20000);
-  for (const auto& name : rep.bad) FAIL_CHECK("differs from the intrinsic: mm256_" << name);
-  CHECK(rep.bad.empty());
-  CHECK(rep.checks > 1000000);
-  MESSAGE(rep.checks << " comparisons");
+  verdict(lf::detail::cpu().avx2_f16c && lf::detail::cpu().fma, "AVX2, F16C and FMA", run_avx2);
 }
 
 TEST_CASE("fast/x86_simd.hpp: each operation equals the compiler's intrinsic (AVX-512 F/BW/VL/DQ)") {
-  if (!lf::detail::cpu().avx512) {
-    MESSAGE("skipped: this CPU lacks AVX-512 F/BW/VL/DQ");
-    return;
-  }
-  source src;
-  report rep;
-  run_avx512(src, rep, 20000);
-  for (const auto& name : rep.bad) FAIL_CHECK("differs from the intrinsic: " << name);
-  CHECK(rep.bad.empty());
-  CHECK(rep.checks > 1000000);
-  MESSAGE(rep.checks << " comparisons");
+  verdict(lf::detail::cpu().avx512, "AVX-512 F/BW/VL/DQ", run_avx512);
 }
 
 #else

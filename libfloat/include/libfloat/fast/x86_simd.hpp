@@ -17,7 +17,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include <smmintrin.h>
 
@@ -29,6 +28,11 @@ typedef float m256 __attribute__((__vector_size__(32), __may_alias__));
 typedef long long m512i __attribute__((__vector_size__(64), __may_alias__));
 typedef float m512 __attribute__((__vector_size__(64), __may_alias__));
 using mmask16 = std::uint16_t;
+// The same at any address (unaligned loads and stores, as <immintrin.h>'s loadu / storeu).
+typedef long long m256i_u __attribute__((__vector_size__(32), __may_alias__, __aligned__(1)));
+typedef float m256_u __attribute__((__vector_size__(32), __may_alias__, __aligned__(1)));
+typedef long long m512i_u __attribute__((__vector_size__(64), __may_alias__, __aligned__(1)));
+typedef float m512_u __attribute__((__vector_size__(64), __may_alias__, __aligned__(1)));
 
 // Lane views (the builtins' operand types).
 typedef char v32qi __attribute__((__vector_size__(32)));
@@ -64,18 +68,10 @@ inline constexpr int round_current = 0x04;  // _MM_FROUND_CUR_DIRECTION: the bui
   return (m256i)v8si{a, b, c, d, e, f, g, h};
 }
 
-[[LIBFLOAT_SIMD_AVX2]] inline m256i mm256_loadu_si256(const void* p) {
-  m256i v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-[[LIBFLOAT_SIMD_AVX2]] inline m256 mm256_loadu_ps(const float* p) {
-  m256 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-[[LIBFLOAT_SIMD_AVX2]] inline void mm256_storeu_si256(void* p, m256i v) { std::memcpy(p, &v, sizeof v); }
-[[LIBFLOAT_SIMD_AVX2]] inline void mm256_storeu_ps(float* p, m256 v) { std::memcpy(p, &v, sizeof v); }
+[[LIBFLOAT_SIMD_AVX2]] inline m256i mm256_loadu_si256(const void* p) { return *static_cast<const m256i_u*>(p); }
+[[LIBFLOAT_SIMD_AVX2]] inline m256 mm256_loadu_ps(const float* p) { return *reinterpret_cast<const m256_u*>(p); }
+[[LIBFLOAT_SIMD_AVX2]] inline void mm256_storeu_si256(void* p, m256i v) { *static_cast<m256i_u*>(p) = v; }
+[[LIBFLOAT_SIMD_AVX2]] inline void mm256_storeu_ps(float* p, m256 v) { *reinterpret_cast<m256_u*>(p) = v; }
 
 [[LIBFLOAT_SIMD_AVX2]] inline m256i mm256_castps_si256(m256 a) { return (m256i)a; }
 [[LIBFLOAT_SIMD_AVX2]] inline m256 mm256_castsi256_ps(m256i a) { return (m256)a; }
@@ -168,18 +164,10 @@ template <int I>
 }
 [[LIBFLOAT_SIMD_AVX512]] inline m512 mm512_set1_ps(float x) { return m512{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}; }
 
-[[LIBFLOAT_SIMD_AVX512]] inline m512i mm512_loadu_si512(const void* p) {
-  m512i v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-[[LIBFLOAT_SIMD_AVX512]] inline m512 mm512_loadu_ps(const float* p) {
-  m512 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-[[LIBFLOAT_SIMD_AVX512]] inline void mm512_storeu_si512(void* p, m512i v) { std::memcpy(p, &v, sizeof v); }
-[[LIBFLOAT_SIMD_AVX512]] inline void mm512_storeu_ps(float* p, m512 v) { std::memcpy(p, &v, sizeof v); }
+[[LIBFLOAT_SIMD_AVX512]] inline m512i mm512_loadu_si512(const void* p) { return *static_cast<const m512i_u*>(p); }
+[[LIBFLOAT_SIMD_AVX512]] inline m512 mm512_loadu_ps(const float* p) { return *reinterpret_cast<const m512_u*>(p); }
+[[LIBFLOAT_SIMD_AVX512]] inline void mm512_storeu_si512(void* p, m512i v) { *static_cast<m512i_u*>(p) = v; }
+[[LIBFLOAT_SIMD_AVX512]] inline void mm512_storeu_ps(float* p, m512 v) { *reinterpret_cast<m512_u*>(p) = v; }
 
 [[LIBFLOAT_SIMD_AVX512]] inline m512i mm512_castps_si512(m512 a) { return (m512i)a; }
 [[LIBFLOAT_SIMD_AVX512]] inline m512 mm512_castsi512_ps(m512i a) { return (m512)a; }
