@@ -173,6 +173,61 @@ TEST_CASE("mode as a template argument: same results as the env overloads; stoch
   CHECK(lf::fma<lf::rounding::stochastic>(one, one, half_ulp, 0u).bits() == 0x3C01);
 }
 
+// Each (format, mode) of the mode-as-template forms against the env overloads (which switch on
+// the mode at run time): bits and flags on random encodings, specials included, for two named
+// formats (binary16 with its fast path, bfloat16) and a custom one, and in a constant expression.
+template <lf::format F, lf::rounding M>
+void template_mode_agrees(std::uint64_t seed) {
+  std::uint64_t x = seed;
+  const auto next = [&x] {
+    x = x * 6364136223846793005u + 1442695040888963407u;
+    return x >> 33;
+  };
+  const auto draw = [&] { return lf::fp<F>::from_bits(static_cast<typename lf::fp<F>::storage_type>(next() & F.encoding_mask())); };
+  for (int i = 0; i < 3000; ++i) {
+    const lf::fp<F> a = draw(), b = draw();
+    const auto random = static_cast<std::uint32_t>(next());
+    const lf::env e{M, lf::policy{}, M == lf::rounding::stochastic ? random : 0u};
+    const auto pair = [&](auto typed, auto by_env) {
+      lf::status s1{}, s2{};
+      const auto r1 = typed(&s1), r2 = by_env(&s2);
+      CHECK(r1.bits() == r2.bits());
+      CHECK(s1 == s2);
+    };
+    if constexpr (M == lf::rounding::stochastic) {
+      pair([&](lf::status* st) { return lf::add<M>(a, b, random, st); }, [&](lf::status* st) { return lf::add(a, b, e, st); });
+      pair([&](lf::status* st) { return lf::sub<M>(a, b, random, st); }, [&](lf::status* st) { return lf::sub(a, b, e, st); });
+      pair([&](lf::status* st) { return lf::mul<M>(a, b, random, st); }, [&](lf::status* st) { return lf::mul(a, b, e, st); });
+      pair([&](lf::status* st) { return lf::div<M>(a, b, random, st); }, [&](lf::status* st) { return lf::div(a, b, e, st); });
+    } else {
+      pair([&](lf::status* st) { return lf::add<M>(a, b, st); }, [&](lf::status* st) { return lf::add(a, b, e, st); });
+      pair([&](lf::status* st) { return lf::sub<M>(a, b, st); }, [&](lf::status* st) { return lf::sub(a, b, e, st); });
+      pair([&](lf::status* st) { return lf::mul<M>(a, b, st); }, [&](lf::status* st) { return lf::mul(a, b, e, st); });
+      pair([&](lf::status* st) { return lf::div<M>(a, b, st); }, [&](lf::status* st) { return lf::div(a, b, e, st); });
+    }
+  }
+}
+template <lf::format F>
+void template_modes_agree(std::uint64_t seed) {
+  template_mode_agrees<F, lf::rounding::nearest_even>(seed);
+  template_mode_agrees<F, lf::rounding::nearest_away>(seed + 1);
+  template_mode_agrees<F, lf::rounding::toward_zero>(seed + 2);
+  template_mode_agrees<F, lf::rounding::upward>(seed + 3);
+  template_mode_agrees<F, lf::rounding::downward>(seed + 4);
+  template_mode_agrees<F, lf::rounding::odd>(seed + 5);
+  template_mode_agrees<F, lf::rounding::stochastic>(seed + 6);
+}
+
+TEST_CASE("mode as a template argument: every mode and operation equals the env overload, bits and flags") {
+  template_modes_agree<lf::binary16>(11);
+  template_modes_agree<lf::bfloat16>(22);
+  template_modes_agree<lf::format{3, 3}>(33);
+  // In a constant expression (the inline core, not the out-of-line function of the mode).
+  static_assert(lf::add<lf::rounding::upward>(lf::fp16::from_bits(0x3C00), lf::fp16::from_bits(0x1000)).bits() == 0x3C01);
+  static_assert(lf::div<lf::rounding::downward>(lf::fp16::from_bits(0x3C00), lf::fp16::from_bits(0x4200)).bits() == 0x3555);
+  static_assert(lf::mul<lf::rounding::stochastic>(lf::fp16::from_bits(0x3C01), lf::fp16::from_bits(0x3C01), 0u).bits() == 0x3C03);
+}
+
 TEST_CASE("lf::parse<lf::fp16> and lf::parse<lf::binary16> agree on values, flags and errors") {
   std::vector<std::string> texts = {"",      "0",     "-0",     "0.1",    "1e-8",   "6e-8",  "5.9604644775390625e-8",
                                     "65504", "65519", "65520",  "70000",  "1e5",    "inf",   "-Infinity",

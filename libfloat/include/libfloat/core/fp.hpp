@@ -383,17 +383,33 @@ LIBFLOAT_TYPED_BINARY(rem, rem)
 // required argument, lf::add<lf::rounding::stochastic>(a, b, random, &st), and
 // lf::add<lf::rounding::stochastic>(a, b) does not compile. (With the mode as a run-time
 // lf::rounding, lf::add(a, b, r) cannot be checked: rounding::stochastic there uses random = 0;
-// see docs/library.md, "Errors".)
+// see docs/library.md, "Errors".) These call the one out-of-line function of their mode
+// (detail::*_of<F, M>, what the run-time-mode forms' switch reaches for that mode), so a program
+// compiles only the modes it names.
+namespace detail {
+template <rounding M>
+inline constexpr int mode_instance = M == rounding::stochastic ? -1 : static_cast<int>(M);
+}  // namespace detail
 #define LIBFLOAT_TYPED_MODE_BINARY(name)                                                          \
+  namespace detail {                                                                           \
+  template <rounding M, format F>                                                              \
+  LIBFLOAT_INLINE constexpr fp<F> name##_typed_mode(fp<F> a, fp<F> b, const env& e, status* st) { \
+    status s{};                                                                                \
+    const bits_t r = std::is_constant_evaluated() ? name##_inline(F, a.bits(), b.bits(), e, s) \
+                                                  : name##_of<F, mode_instance<M>>(F, a.bits(), b.bits(), e, s); \
+    report(st, s);                                                                             \
+    return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));                    \
+  }                                                                                            \
+  }                                                                                            \
   template <rounding M, format F>                                                              \
     requires(M != rounding::stochastic)                                                        \
   constexpr fp<F> name(fp<F> a, fp<F> b, status* st = nullptr) {                               \
-    return name(a, b, env{M}, st);                                                             \
+    return detail::name##_typed_mode<M>(a, b, env{M}, st);                                     \
   }                                                                                            \
   template <rounding M, format F>                                                              \
     requires(M == rounding::stochastic)                                                        \
   constexpr fp<F> name(fp<F> a, fp<F> b, std::uint32_t random, status* st = nullptr) {         \
-    return name(a, b, env{M, policy{}, random}, st);                                           \
+    return detail::name##_typed_mode<M>(a, b, env{M, policy{}, random}, st);                   \
   }
 LIBFLOAT_TYPED_MODE_BINARY(add)
 LIBFLOAT_TYPED_MODE_BINARY(sub)
