@@ -395,8 +395,9 @@ inline constexpr int mode_instance = M == rounding::stochastic ? -1 : static_cas
   template <rounding M, format F>                                                              \
   LIBFLOAT_INLINE constexpr fp<F> name##_typed_mode(fp<F> a, fp<F> b, const env& e, status* st) { \
     status s{};                                                                                \
-    const bits_t r = std::is_constant_evaluated() ? name##_inline(F, a.bits(), b.bits(), e, s) \
-                                                  : name##_of<F, mode_instance<M>>(F, a.bits(), b.bits(), e, s); \
+    bits_t r; /* (an if, not a const initialiser: that one would be tried as a constant first) */ \
+    if (std::is_constant_evaluated()) r = name##_inline(F, a.bits(), b.bits(), e, s);          \
+    else r = name##_of<F, mode_instance<M>>(F, a.bits(), b.bits(), e, s);                      \
     report(st, s);                                                                             \
     return fp<F>::from_bits(static_cast<typename fp<F>::storage_type>(r));                    \
   }                                                                                            \
