@@ -17,7 +17,9 @@
 // at the bottom of binary32's range (subnormal products and sums, flushed or kept) and at its top
 // (overflow, inf - inf); c: +-0, subnormals, +-2^-126, random normals, +-max finite, infinities,
 // NaN; lengths 0 to 200 around the block sizes and the kernel's 64-product passes. Then the caller
-// MXCSR settings on which it must decline, and MXCSR restored.
+// MXCSR settings on which it must decline, and MXCSR restored. All of it once per build of the
+// kernel, each forced with lf::set_array_dispatch: the program's own instruction set (portable)
+// and AVX2 (skipped, with a message, on a CPU without it).
 #include <libfloat/models/matrix_unit.hpp>
 
 #include <doctest/doctest.h>
@@ -129,14 +131,38 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
 
 }  // namespace
 
+/// Runs check(), named by the path, once per kernel: the program's own instruction set
+/// (array_dispatch::portable) and the AVX2 build of the same code (array_dispatch::avx2, skipped
+/// with a message on a CPU without it); the same seeds, so the same data, for each.
+template <class Check>
+void on_each_kernel(const Check& check) {
+  for (const lf::array_dispatch path : {lf::array_dispatch::portable, lf::array_dispatch::avx2}) {
+    const lf::array_dispatch before = lf::set_array_dispatch(path);
+    const lf::array_dispatch in_use = lf::array_dispatch_in_use();
+    if (in_use == path) {
+      const std::string name = lf::array_dispatch_name(in_use);
+      CAPTURE(name);
+      MESSAGE("kernel: " << name);
+      check();
+    } else {
+      MESSAGE("kernel " << lf::array_dispatch_name(path) << ": skipped, this CPU lacks it (not proven here)");
+    }
+    lf::set_array_dispatch(before);
+  }
+}
+
 TEST_CASE("pairwise fast path: binary16 units give the general path's bits and flags") {
-  check_format<lf::binary16>(lf::matrix_units::cdna1_pairwise_fp16, "cdna1_pairwise_fp16", 1);
-  check_format<lf::binary16>(lf::matrix_units::cdna2_fp16, "cdna2_fp16", 2);
+  on_each_kernel([] {
+    check_format<lf::binary16>(lf::matrix_units::cdna1_pairwise_fp16, "cdna1_pairwise_fp16", 1);
+    check_format<lf::binary16>(lf::matrix_units::cdna2_fp16, "cdna2_fp16", 2);
+  });
 }
 
 TEST_CASE("pairwise fast path: bfloat16 units give the general path's bits and flags") {
-  check_format<lf::bfloat16>(lf::matrix_units::cdna1_pairwise_bf16, "cdna1_pairwise_bf16", 3);
-  check_format<lf::bfloat16>(lf::matrix_units::cdna2_bf16, "cdna2_bf16", 4);
+  on_each_kernel([] {
+    check_format<lf::bfloat16>(lf::matrix_units::cdna1_pairwise_bf16, "cdna1_pairwise_bf16", 3);
+    check_format<lf::bfloat16>(lf::matrix_units::cdna2_bf16, "cdna2_bf16", 4);
+  });
 }
 
 TEST_CASE("pairwise fast path: the flush cases the data must reach") {
@@ -162,9 +188,11 @@ TEST_CASE("pairwise fast path: the flush cases the data must reach") {
 #if defined(LIBFLOAT_DOT_FAST_X86)
 TEST_CASE("pairwise fast path: the caller's MXCSR decides, and is restored with its flags") {
   const lf::matrix_unit& mu = lf::matrix_units::cdna2_bf16;
-  check_mxcsr_decides(mu, general, [&](const bits& a, const bits& b, std::uint32_t& r, lf::status& st) {
-    return lf::detail::pairwise_f32_nearest<lf::format{}>(lf::bfloat16, 4, true, true, lf::detail::span_get{a},
-                                                           lf::detail::span_get{b}, a.size(), 0, r, st);
+  on_each_kernel([&] {
+    check_mxcsr_decides(mu, general, [&](const bits& a, const bits& b, std::uint32_t& r, lf::status& st) {
+      return lf::detail::pairwise_f32_nearest<lf::format{}>(lf::bfloat16, 4, true, true, lf::detail::span_get{a},
+                                                             lf::detail::span_get{b}, a.size(), 0, r, st);
+    });
   });
 }
 #endif

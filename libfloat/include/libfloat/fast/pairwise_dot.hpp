@@ -12,7 +12,8 @@
 // edge data: every kind of encoding, subnormal inputs, products that are binary32 subnormals or
 // overflow (bfloat16), sums that cancel exactly, cross into the subnormals or overflow, zeros of
 // both signs, every start value kind, every block size it takes, lengths around the block sizes,
-// each flush setting; and the caller MXCSR states on which it must decline.
+// each flush setting; and the caller MXCSR states on which it must decline. It runs all of that
+// once per build of the kernel (10 below), each forced with lf::set_array_dispatch.
 //
 // Why binary32 hardware arithmetic gives the model's bits (the model: matrix_unit.hpp, pairwise_tree):
 //  1. The operands are binary32 values: a binary16 value is one (11 significant bits, exponents
@@ -55,6 +56,13 @@
 //     written with SSE2 intrinsics: four blocks per vector, lane k holding block k, every lane a
 //     block of the model or, past the last block, a block of +0 leaves, whose additions raise
 //     nothing and whose sums are not added to the accumulator.
+// 10. Two builds of the same code (pairwise_f32_body): with the program's own instruction set, and
+//     with AVX2 (pairwise_f32_kernel_avx2), which lf::array_dispatch_in_use() (fast/cpu_dispatch.hpp)
+//     chooses on a CPU that has it, as the span kernels do. The source is the same, so the
+//     arguments above hold for both; AVX2 only lets the compiler form the 16 products of a group
+//     in two 8-lane vectors instead of four 4-lane ones (the products loop was about two thirds of
+//     the time), and the VEX forms of the same SSE operations round and flag the same way under the
+//     same MXCSR.
 //
 // It declines when:
 //  - not x86-64 with SSE arithmetic for float, or built with -ffast-math (dot_fast_built false);
@@ -70,6 +78,7 @@
 
 #include <libfloat/core/format.hpp>
 #include <libfloat/core/status.hpp>
+#include <libfloat/fast/cpu_dispatch.hpp>
 #include <libfloat/fast/dot.hpp>
 
 #if defined(LIBFLOAT_DOT_FAST_X86)
@@ -157,9 +166,11 @@ template <int N, bool FLUSH>
 #endif
 
 /// The kernel for input format F, block size N, input flush DAZ, output flush FTZ: see
-/// pairwise_f32_nearest.
+/// pairwise_f32_nearest. Inlined into two functions (file comment, 10): pairwise_f32_kernel (the
+/// program's own instruction set) and pairwise_f32_kernel_avx2.
 template <format F, int N, bool DAZ, bool FTZ, class A, class B>
-bool pairwise_f32_kernel(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t& out, status& st) {
+[[gnu::always_inline]] inline bool pairwise_f32_body(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t& out,
+                                                     status& st) {
 #if defined(LIBFLOAT_DOT_FAST_X86)
   static_assert(pairwise_fast_input(F) && pairwise_fast_block(N));
   constexpr bool half = F == binary16;
@@ -248,6 +259,17 @@ bool pairwise_f32_kernel(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t
   return false;
 #endif
 }
+template <format F, int N, bool DAZ, bool FTZ, class A, class B>
+bool pairwise_f32_kernel(A a, B b, std::size_t n, std::uint32_t c, std::uint32_t& out, status& st) {
+  return pairwise_f32_body<F, N, DAZ, FTZ>(a, b, n, c, out, st);
+}
+#if defined(LIBFLOAT_DOT_FAST_X86) && defined(LIBFLOAT_ARRAY_X86)
+template <format F, int N, bool DAZ, bool FTZ, class A, class B>
+__attribute__((target("avx2"))) bool pairwise_f32_kernel_avx2(A a, B b, std::size_t n, std::uint32_t c,
+                                                              std::uint32_t& out, status& st) {
+  return pairwise_f32_body<F, N, DAZ, FTZ>(a, b, n, c, out, st);
+}
+#endif
 
 /// The pairwise_tree model's dot product on the hardware (file comment): blocks of `block`
 /// products a_i b_i of format `in` (binary16 or bfloat16; bits above the encoding ignored), each
@@ -265,7 +287,21 @@ bool pairwise_f32_nearest(const format& in, int block, bool daz, bool ftz, A a, 
   } else {
     // The presets flush both or neither; other units take the general path.
     if (daz != ftz) return false;
+#if defined(LIBFLOAT_DOT_FAST_X86) && defined(LIBFLOAT_ARRAY_X86)
+    const array_dispatch path = array_dispatch_in_use();
+    const bool avx2 = path == array_dispatch::avx2 || is_avx512(path);
+#endif
     auto sized = [&]<format F, bool Z>() {
+#if defined(LIBFLOAT_DOT_FAST_X86) && defined(LIBFLOAT_ARRAY_X86)
+      if (avx2) {
+        switch (block) {
+          case 2: return pairwise_f32_kernel_avx2<F, 2, Z, Z>(a, b, n, c, out, st);
+          case 4: return pairwise_f32_kernel_avx2<F, 4, Z, Z>(a, b, n, c, out, st);
+          case 8: return pairwise_f32_kernel_avx2<F, 8, Z, Z>(a, b, n, c, out, st);
+          default: return false;
+        }
+      }
+#endif
       switch (block) {
         case 2: return pairwise_f32_kernel<F, 2, Z, Z>(a, b, n, c, out, st);
         case 4: return pairwise_f32_kernel<F, 4, Z, Z>(a, b, n, c, out, st);
