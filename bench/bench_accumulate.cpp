@@ -12,7 +12,7 @@
 //   lf/dot/e4m3_fp32_acc         lf::dot(lf::accumulations::e4m3_fp32_acc, typed E4M3 spans)
 //   lf/mu/<preset>               lf::dot(lf::matrix_units::<preset>, c = 0), every preset of
 //                                lf::matrix_unit_presets on spans of its input format (fp16, bf16,
-//                                tf32, E4M3; cuda_core_fp32 on fp16)
+//                                tf32, E4M3, E4M3FNUZ; cuda_core_fp32 on fp16)
 //   lf/exact/dot/<fmt>           lf::exact_dot(a, b).round_to<binary32>()
 //   lf/dot/fp32_acc/general      lf::detail::dot_impl_general: the step-by-step engine (every term an
 //                                lf::fma call), which lf::dot(fp32_acc) runs only when the hardware
@@ -21,8 +21,8 @@
 // nearest-even accumulator, sequential) run on the hardware's binary32 adds
 // (fast/dot.hpp); main() checks that lf::dot and the engine give the same bits and flags
 // on the benchmark data before measuring (tests/fast/test_dot_fast.cpp covers the edge cases).
-// Data: a, b random fp16 with exponents in [-8, 7] (normal range, no overflow); E4M3 with
-// exponents in [-4, 3] for the FP8 models.
+// Data: a, b random fp16 with exponents in [-8, 7] (normal range, no overflow); E4M3 (E4M3FNUZ for
+// cdna3_fp8) with exponents in [-4, 3] for the FP8 models.
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
@@ -159,6 +159,7 @@ void register_every_preset() {
     else if (in == lf::bfloat16) benchmark::RegisterBenchmark(name.c_str(), bm_mu_own<lf::bfloat16>, p.unit);
     else if (in == lf::tfloat32) benchmark::RegisterBenchmark(name.c_str(), bm_mu_own<lf::tfloat32>, p.unit);
     else if (in == lf::float8_e4m3fn) benchmark::RegisterBenchmark(name.c_str(), bm_mu_own<lf::float8_e4m3fn>, p.unit);
+    else if (in == lf::float8_e4m3fnuz) benchmark::RegisterBenchmark(name.c_str(), bm_mu_own<lf::float8_e4m3fnuz>, p.unit);
   }
 }
 

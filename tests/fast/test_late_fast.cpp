@@ -3,16 +3,19 @@
 // detail::block_fma_general calls (detail::late_block: 128-bit integer sums, the core's round_pack):
 // the same result bits and the same status.
 //
-// Units: cdna3_fp16 and cdna3_bf16, and each with other block sizes (4, 32, 3), alignment bits
-// (F = 28, the path's bound) and late_extra_bits (0, 16); plus units it must decline (odd/even
-// halves, a far c dropped, F = 29, toward-zero rounding, flushed outputs), which must still give the
-// general path's result. Entries: detail::late_f32_nearest itself (it must not decline on finite
+// Units: cdna3_fp16, cdna3_bf16 and cdna3_fp8 (on E4M3FNUZ and on E5M2FNUZ), and each with other
+// block sizes (4, 32, 3), alignment bits (F = 28, the path's bound), late_extra_bits (0, 16), with
+// and without odd/even halves and a far c dropped (25 binades, 3, and 2 with F = 28); plus units it
+// must decline (F = 29, toward-zero rounding, flushed outputs), which must still give the general
+// path's result. Where the path takes a case, it must give the same with random bits above the
+// encodings (ignored, as lf::unpack ignores them). Entries: detail::late_f32_nearest itself (it must not decline on finite
 // data whose products stay below 2^126), also instantiated with the typed entry's getters and
 // compiled in this test, the run-time-format lf::dot and the typed lf::dot; each with both kernels,
 // the portable one and the AVX2 one where the CPU has it (for_every_kernel).
 //
-// Data, binary16 and bfloat16: random encodings of every kind (infinities and NaNs: the path
-// declines), finite values over the whole exponent range, narrow and wide exponents, small
+// Data, binary16, bfloat16 and the FNUZ FP8 formats: random encodings of every kind (infinities
+// and NaNs: the path declines), finite values over the whole exponent range, narrow and wide
+// exponents (FP8: every exponent field, the top one included, and its pairs that cancel), small
 // products (so that c is often the larger: the late_extra_bits case), zero products whose
 // exponents are above the nonzero ones (they must not count), subnormal inputs, pairs that
 // cancel exactly, and for bfloat16 products at the bottom of binary32's range (subnormal results)
@@ -48,6 +51,14 @@ outcome general(const lf::matrix_unit& mu, const lf::format& f, const bits& a, c
 /// The late test's data sets: the shared ones and four of its own.
 std::vector<data_set> late_data_sets(const lf::format& f) {
   std::vector<data_set> v = data_sets(f);
+  if (f.bits() == 8) {  // the FNUZ FP8 formats: exponent fields 0 to all ones, every one finite
+    const int top = static_cast<int>(f.exponent_mask() >> f.fraction_bits());
+    v.push_back({"every exponent field, the top one included", 1, 0, top, false});
+    v.push_back({"small products", 1, 1, 3, false});
+    v.push_back({"zero products above small ones", 2, 1, 3, false});
+    v.push_back({"every exponent field, cancelling", 1, 0, top, true});
+    return v;
+  }
   v.push_back({"wide exponents", 1, f.bias() - 12, f.bias() + 12, false});
   v.push_back({"small products", 1, f.bias() - 9, f.bias() - 6, false});
   // kind 2 (make_operands): even positions the largest binade times a zero, whose e(a) + e(b)
@@ -71,8 +82,13 @@ std::vector<unit_case> units(const lf::matrix_unit& preset, const char* name) {
   with("F=28", true, [](lf::matrix_unit& m) { m.alignment_bits = 28; });
   with("X=0", true, [](lf::matrix_unit& m) { m.late_extra_bits = 0; });
   with("X=16 F=28 N=32", true, [](lf::matrix_unit& m) { m.late_extra_bits = 16, m.alignment_bits = 28, m.block_size = 32; });
-  with("odd/even halves", false, [](lf::matrix_unit& m) { m.odd_even_halves = true; });
-  with("c dropped below 25 binades", false, [](lf::matrix_unit& m) { m.late_c_drop = 25; });
+  with("odd/even halves", true, [](lf::matrix_unit& m) { m.odd_even_halves = true; });
+  with("no odd/even halves", true, [](lf::matrix_unit& m) { m.odd_even_halves = false; });
+  with("c dropped below 25 binades", true, [](lf::matrix_unit& m) { m.late_c_drop = 25; });
+  with("c never dropped", true, [](lf::matrix_unit& m) { m.late_c_drop = 0; });
+  with("halves, c dropped below 3 binades", true, [](lf::matrix_unit& m) { m.odd_even_halves = true, m.late_c_drop = 3; });
+  with("halves, F=28, c dropped below 2 binades", true, [](lf::matrix_unit& m) { m.odd_even_halves = true, m.alignment_bits = 28, m.late_c_drop = 2; });
+  with("halves N=3", true, [](lf::matrix_unit& m) { m.odd_even_halves = true, m.block_size = 3; });
   with("F=29", false, [](lf::matrix_unit& m) { m.alignment_bits = 29; });
   with("toward zero", false, [](lf::matrix_unit& m) { m.final_rounding = lf::rounding::toward_zero; });
   with("outputs flushed", false, [](lf::matrix_unit& m) { m.output_subnormals = lf::subnormal_handling::flush; });
@@ -83,6 +99,11 @@ std::vector<unit_case> units(const lf::matrix_unit& preset, const char* name) {
 /// nonzero product with e(a) + e(b) >= 126 (file comment of fast/late_dot.hpp), from the fields.
 bool must_take(const lf::format& f, const bits& a, const bits& b, lf::bits_t c) {
   if ((c & 0x7F800000) == 0x7F800000) return false;
+  if (f.kind == lf::nonfinite::fnuz) {  // the one NaN, the sign bit alone; products stay far below 2^126
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i] == f.sign_mask() || b[i] == f.sign_mask()) return false;
+    return true;
+  }
   for (std::size_t i = 0; i < a.size(); ++i) {
     const auto ea = static_cast<int>((a[i] & f.exponent_mask()) >> f.fraction_bits());
     const auto eb = static_cast<int>((b[i] & f.exponent_mask()) >> f.fraction_bits());
@@ -127,6 +148,17 @@ void check_format(const lf::matrix_unit& preset, const char* preset_name, std::u
         ++taken;
         CHECK(outcome{r, st} == want);
         for (int k = 0; k < 3; ++k) reached[k] += lf::has(want.st, flag[k]) ? 1 : 0;
+      }
+      {  // Bits above the encodings are ignored (lf::unpack reads them so): the same with random ones.
+        bits ha = a, hb = b;
+        for (auto& x : ha) x |= g() << F.bits();
+        for (auto& x : hb) x |= g() << F.bits();
+        std::uint32_t hr = 0;
+        lf::status hst{};
+        const bool high_fast = lf::detail::late_f32_nearest<lf::format{}>(
+            u.mu, F, lf::detail::span_get{ha}, lf::detail::span_get{hb}, n, static_cast<std::uint32_t>(c), hr, hst);
+        CHECK(high_fast == fast);
+        if (high_fast) CHECK(outcome{hr, hst} == want);
       }
       {  // the kernel as the typed lf::dot instantiates it, compiled here (a header-only program
          // compiles this; the typed lf::dot above may come from libfloat::runtime)
@@ -200,6 +232,15 @@ TEST_CASE("late-accumulation fast path: binary16 units give the general path's b
 
 TEST_CASE("late-accumulation fast path: bfloat16 units give the general path's bits and flags") {
   for_every_kernel([] { check_format<lf::bfloat16>(lf::matrix_units::cdna3_bf16, "cdna3_bf16", 2); });
+}
+
+TEST_CASE("late-accumulation fast path: FNUZ FP8 units (odd/even halves, a far c dropped) give the general path's bits and flags") {
+  for_every_kernel([] {
+    check_format<lf::float8_e4m3fnuz>(lf::matrix_units::cdna3_fp8, "cdna3_fp8", 5);
+    lf::matrix_unit e5m2 = lf::matrix_units::cdna3_fp8;
+    e5m2.input = lf::float8_e5m2fnuz;
+    check_format<lf::float8_e5m2fnuz>(e5m2, "cdna3_fp8 on E5M2FNUZ", 6);
+  });
 }
 
 TEST_CASE("late-accumulation fast path: sums at the edges of the predicted binade (file comment, 7)") {

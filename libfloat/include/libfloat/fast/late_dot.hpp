@@ -1,17 +1,19 @@
 // libfloat/fast/late_dot.hpp: the hardware path of the late_accumulation matrix-unit model (AMD
-// CDNA3 as MATLAB-tensor-core and MMA-Sim model it: lf::matrix_units::cdna3_fp16, cdna3_bf16) with
-// binary16 or bfloat16 inputs (both the same), binary32 output, nearest even, blocks of up to 32
-// products, subnormals kept, no odd/even halves and no dropping of a far c. models/matrix_unit.hpp
-// calls it for such a unit; it is an optimisation only, and it declines (returns false) whenever
-// it could differ from the general path (detail::late_block), which then runs.
+// CDNA3 as MATLAB-tensor-core and MMA-Sim model it: lf::matrix_units::cdna3_fp16, cdna3_bf16,
+// cdna3_fp8) with binary16, bfloat16 (both the same) or FNUZ FP8 inputs (E4M3FNUZ, E5M2FNUZ; both
+// the same), binary32 output, nearest even, blocks of up to 32 products, subnormals kept, with or
+// without odd/even halves and the dropping of a far c. models/matrix_unit.hpp calls it for such a
+// unit; it is an optimisation only, and it declines (returns false) whenever it could differ from
+// the general path (detail::late_block), which then runs.
 //
 // Proof (its domain cannot be enumerated): ctest test late_fast, label quick
 // (tests/fast/test_late_fast.cpp), compares it and the public entries that reach it (typed and
 // run-time lf::dot) with a chain of detail::block_fma_general calls, bits and flags, on random and
 // edge data: every kind of encoding, subnormal inputs, products far below and far above c, sums
 // that cancel exactly, cross into binary32's subnormals or overflow, zeros of both signs, every
-// start value kind, block sizes 8, 4 and 32, F = 24 and 28, late_extra_bits 7, 0 and 16, lengths
-// around the block sizes; and the caller MXCSR states on which it must decline. It runs both
+// start value kind, block sizes 8, 4, 3 and 32, F = 24 and 28, late_extra_bits 7, 0 and 16, with
+// and without odd/even halves and a far c dropped (25 or 3 binades), the three input kinds,
+// lengths around the block sizes; and the caller MXCSR states on which it must decline. It runs both
 // kernels, the portable one (late_f32_kernel, steps 1-5) and the AVX2 one (late_f32_kernel_avx2,
 // step 6), chosen with lf::set_array_dispatch; a kernel the CPU lacks is reported as skipped.
 //
@@ -62,6 +64,28 @@
 //     where c itself is floored, a result in another binade, c zero or subnormal) (6c) runs. Its
 //     inexact is then the blocks' own (the result differs from the exact sum, or bits were lost),
 //     not MXCSR's, which the tried addition can raise for a block it leaves to (6c).
+//  8. FNUZ FP8 inputs and the two options late_block has (cdna3_fp8). Both kernels compute them
+//     for FP8 inputs; for binary16 and bfloat16 with either option the portable kernel runs
+//     (late_avx2_unit). FNUZ decoding is step 1's with the format's own bias and widths; its one
+//     NaN is the encoding with the sign bit alone (there is no infinity), which makes the path
+//     decline as a special operand does; an FP8 product (at most 8 significant bits, e_a + e_b <=
+//     30) never comes near 2^126. Odd/even halves: step 2 for the products at even positions of
+//     the block and for those at odd ones, each half with its own largest alignment exponent; when
+//     both have a nonzero product, the half with the smaller one is floored (toward -inf, dropped
+//     bits noted) onto the other's grid and the two added, and M is the larger exponent; otherwise
+//     M and S are the one half's. A far c: when late_c_drop > 0, some product is nonzero and M >=
+//     e_c with e_c < M - late_c_drop, the sum is S alone (c's bits, when c is nonzero, are
+//     dropped: inexact). These are late_block's steps in the same order, on the same integers,
+//     within step 4's bound. In the AVX2 kernel: (6a) reads the 8-bit encodings into 16-bit lanes
+//     (bits above them cleared), takes the largest alignment exponent of the even lanes and of the
+//     odd ones (positions 8v + j have the parity of j), and forms the significands' products
+//     (below 2^8) with a 16-bit multiplication; (6b) scales each by its half's power of two, the
+//     product's sign carried in it, exactly in binary32 (an integer below 2^8 times a normal power
+//     of two), truncates as for binary16, and sums the even and the odd lanes apart (integers below
+//     2^35: exact in binary64); the floor of one half's sum onto the other's grid is a binary64
+//     multiplication by a power of two and a rounding toward -inf, exact, lost bits noted. Step 7
+//     is not tried for a far c (the sum is not c + T); (6c)'s case A takes c as 0 there and notes
+//     its bits as lost.
 //
 // It declines when: not x86-64 with SSE arithmetic (dot_fast_built false); the caller's MXCSR is
 // not the default (nearest, every exception masked, no FTZ/DAZ); c or an operand is an infinity or
@@ -75,6 +99,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include <libfloat/core/format.hpp>
 #include <libfloat/core/status.hpp>
@@ -92,12 +117,21 @@ namespace lf::detail {
 
 /// Whether the late-accumulation hardware path can run unit mu (its formats and parameters; the
 /// data and MXCSR are checked when it runs).
+/// The input formats the path reads: binary16, bfloat16 (both kernels) and the FNUZ FP8 formats
+/// (the portable kernel: file comment, 8).
+constexpr bool late_fast_input(const format& f) {
+  return f == binary16 || f == bfloat16 || f == float8_e4m3fnuz || f == float8_e5m2fnuz;
+}
 constexpr bool late_fast_unit(const matrix_unit& mu) {
-  return (mu.input == binary16 || mu.input == bfloat16) && mu.output == binary32 &&
-         mu.output_fraction_bits == 23 && mu.final_rounding == rounding::nearest_even &&
-         mu.input_subnormals == subnormal_handling::keep && mu.output_subnormals == subnormal_handling::keep &&
-         !mu.odd_even_halves && mu.late_c_drop == 0 && mu.block_size >= 1 && mu.block_size <= 32 &&
-         mu.alignment_bits >= 23 && mu.alignment_bits <= 28 && mu.late_extra_bits >= 0 && mu.late_extra_bits <= 16;
+  return late_fast_input(mu.input) && mu.output == binary32 && mu.output_fraction_bits == 23 &&
+         mu.final_rounding == rounding::nearest_even && mu.input_subnormals == subnormal_handling::keep &&
+         mu.output_subnormals == subnormal_handling::keep && mu.late_c_drop >= 0 && mu.block_size >= 1 &&
+         mu.block_size <= 32 && mu.alignment_bits >= 23 && mu.alignment_bits <= 28 && mu.late_extra_bits >= 0 &&
+         mu.late_extra_bits <= 16;
+}
+/// Whether the AVX2 kernel computes unit mu on input format f (else the portable one runs).
+constexpr bool late_avx2_unit(const matrix_unit& mu, const format& f) {
+  return f.bits() == 8 || (!mu.odd_even_halves && mu.late_c_drop == 0);
 }
 
 /// floor(v / 2^k), k >= 0, noting dropped bits (late_floor_shift on 64 bits).
@@ -116,10 +150,13 @@ template <format F, class A, class B>
 bool late_f32_kernel(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32_t c, std::uint32_t& out,
                      status& st) {
 #if defined(LIBFLOAT_DOT_FAST_X86)
-  constexpr bool half = F == binary16;
-  constexpr int fb = half ? 10 : 7, ebits = half ? 5 : 8, bias = half ? 15 : 127;
+  static_assert(late_fast_input(F));
+  constexpr bool fnuz = F.kind == nonfinite::fnuz;  // (file comment, 8)
+  constexpr int fb = F.fraction_bits(), ebits = F.exponent_bits, bias = F.bias();
   constexpr std::uint32_t emask = (1u << ebits) - 1, fmask = (1u << fb) - 1;
-  const int Fa = mu.alignment_bits, X = mu.late_extra_bits;
+  constexpr std::uint32_t width = (1u << F.bits()) - 1, sign = 1u << (F.bits() - 1);
+  const int Fa = mu.alignment_bits, X = mu.late_extra_bits, drop = mu.late_c_drop;
+  const bool halves = mu.odd_even_halves;
   const auto N = static_cast<std::size_t>(mu.block_size);
   if ((c & 0x7F800000u) == 0x7F800000u) return false;  // c infinite or NaN
   const unsigned caller = _mm_getcsr();
@@ -137,11 +174,12 @@ bool late_f32_kernel(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32
     int align[32];
     std::uint64_t neg[32];
     std::uint32_t bad = 0;
-    int M = none;
+    int Mh[2] = {none, none};  // the largest alignment exponent of the even / odd positions
     for (std::size_t i = 0; i < len; ++i) {  // (file comment, 1 and 2)
-      const auto x = static_cast<std::uint32_t>(a(s + i)) & 0xFFFFu, y = static_cast<std::uint32_t>(b(s + i)) & 0xFFFFu;
+      const auto x = static_cast<std::uint32_t>(a(s + i)) & width, y = static_cast<std::uint32_t>(b(s + i)) & width;
       const std::uint32_t Ex = (x >> fb) & emask, Ey = (y >> fb) & emask;
-      bad |= static_cast<std::uint32_t>(Ex == emask) | static_cast<std::uint32_t>(Ey == emask);
+      if constexpr (fnuz) bad |= static_cast<std::uint32_t>(x == sign) | static_cast<std::uint32_t>(y == sign);
+      else bad |= static_cast<std::uint32_t>(Ex == emask) | static_cast<std::uint32_t>(Ey == emask);
       const std::uint32_t fx = x & fmask, fy = y & fmask;
       const std::uint32_t sx = Ex == 0 ? fx : fx | (1u << fb), sy = Ey == 0 ? fy : fy | (1u << fb);
       const int ax = Ex == 0 ? 1 - bias : static_cast<int>(Ex) - bias;
@@ -149,24 +187,34 @@ bool late_f32_kernel(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32
       sig[i] = std::uint64_t{sx} * sy;
       align[i] = sx == 0 || sy == 0 ? none : ax + ay;
       neg[i] = ((x ^ y) >> (fb + ebits)) & 1u;
-      M = align[i] > M ? align[i] : M;
+      int& m = Mh[halves ? i & 1 : 0];
+      m = align[i] > m ? align[i] : m;
     }
+    const int M = Mh[0] > Mh[1] ? Mh[0] : Mh[1];
     const bool any = M != none;
     if (bad != 0 || M >= 126) {  // a special operand, or a product that could overflow
       _mm_setcsr(caller);
       return false;
     }
-    std::int64_t S = 0;
+    // Each half's products cut onto 2^(M_half - F) and summed (without halves, one: M_half = M);
+    // then the half with the smaller exponent floored onto the other's grid (file comment, 8).
+    std::int64_t Sh[2] = {0, 0};
     for (std::size_t i = 0; i < len; ++i) {
-      const int d = align[i] - 2 * fb - (M - Fa);  // the product's last bit relative to 2^(M - F)
+      const std::size_t h = halves ? i & 1 : 0;
+      const int d = align[i] - 2 * fb - (Mh[h] - Fa);  // the product's last bit relative to 2^(M_half - F)
       // d >= 0: moved up (below 2^(F + 2)); d < 0: cut toward zero, dropped bits noted (a shift of
       // 63 or more drops all of sig < 2^22).
       const int r = -d < 63 ? -d : 63;
       const std::uint64_t k = d >= 0 ? sig[i] << (d & 63) : sig[i] >> (r & 63);
       dropped = dropped || (d < 0 && (sig[i] & ((std::uint64_t{1} << (r & 63)) - 1)) != 0);
       const auto sk = static_cast<std::int64_t>(k);
-      S += neg[i] != 0 ? -sk : sk;
+      Sh[h] += neg[i] != 0 ? -sk : sk;
     }
+    std::int64_t S = Sh[0];
+    if (halves && Mh[0] != none && Mh[1] != none)
+      S = late_fast_floor(Sh[0], M - Mh[0], dropped) + late_fast_floor(Sh[1], M - Mh[1], dropped);
+    else if (halves && Mh[1] != none)
+      S = Sh[1];
     // c (file comment, 3)
     const std::uint32_t Ec = (c >> 23) & 0xFFu, fc = c & 0x7FFFFFu;
     const int ec = Ec == 0 ? -126 : static_cast<int>(Ec) - 127;
@@ -181,6 +229,10 @@ bool late_f32_kernel(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32
       const int shift = ec - M - X;
       sum = (shift <= 0 ? S * (std::int64_t{1} << -shift) : late_fast_floor(S, shift, dropped)) + C * (std::int64_t{1} << X);
       grid = ec - Fa - X;
+    } else if (drop > 0 && ec < M - drop) {  // c too far below: dropped (file comment, 8)
+      dropped = dropped || C != 0;
+      sum = S;
+      grid = M - Fa;
     } else {
       sum = S + late_fast_floor(C, M - ec, dropped);
       grid = M - Fa;
@@ -224,7 +276,10 @@ template <bool WHOLE, class G>
                                  : _mm_cmpgt_epi16(_mm_set1_epi16(static_cast<short>(left < 8 ? left : 8)),
                                                    _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
       const auto* p = g.data() + j;
-      if constexpr (sizeof(elem) == 2) {
+      if constexpr (sizeof(elem) == 1) {  // (FP8: the typed entries' fp<F>)
+        const __m128i x = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+        return WHOLE ? x : _mm_and_si128(x, keep);
+      } else if constexpr (sizeof(elem) == 2) {
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
         return WHOLE ? x : _mm_and_si128(x, keep);
       } else if constexpr (sizeof(elem) == 8) {
@@ -248,6 +303,16 @@ template <bool WHOLE, class G>
   return _mm_setr_epi16(get(0), get(1), get(2), get(3), get(4), get(5), get(6), get(7));
 }
 
+/// Whether late_load8 reads getter G's encodings from an array of single bytes (zero-extended, so
+/// with nothing above an 8-bit encoding).
+template <class G>
+constexpr bool late_reads_bytes() {
+  if constexpr (requires(const G& g) { g.data(); })
+    return sizeof(*std::declval<const G&>().data()) == 1;
+  else
+    return false;
+}
+
 /// 2^e as a binary64, e in [-1022, 1023].
 [[gnu::always_inline]] inline double late_pow2(int e) {
   return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
@@ -260,33 +325,54 @@ template <bool WHOLE, class G>
 template <format F, int NV, bool WHOLE, class A, class B>
 [[gnu::always_inline]] LIBFLOAT_LATE_TARGET inline bool late_avx2_block(const A& a, const B& b, std::size_t s,
                                                                         std::size_t len, std::size_t n, int Fa, int X,
-                                                                        binade_chain& ch, __m256d& dropv) {
-  constexpr bool half = F == binary16;
-  constexpr int fb = half ? 10 : 7, bias = half ? 15 : 127;
+                                                                        int drop, bool halves, binade_chain& ch,
+                                                                        __m256d& dropv) {
+  constexpr bool half = F == binary16, fp8 = F.bits() == 8;
+  constexpr int fb = F.fraction_bits(), bias = F.bias();
   // (file comment, 6a) a's and b's 8 encodings side by side in 16-bit lanes: the exponent fields
-  // (all ones: a special operand), max(E, 1) = e + bias, and a zero product's alignment exponent 0
-  // (below every real one, which is at least 2); the largest by vphminposuw on the complements.
-  const __m256i emask = _mm256_set1_epi16((1 << (15 - fb)) - 1), one = _mm256_set1_epi16(1);
-  const __m256i magnitude = _mm256_set1_epi16(0x7FFF);
+  // (all ones: a special operand; FNUZ: the encoding with the sign bit alone), max(E, 1) = e + bias,
+  // and a zero product's alignment exponent 0 (below every real one, which is at least 2); the
+  // largest by vphminposuw on the complements (for odd/even halves, of each half's lanes: file
+  // comment, 8).
+  const __m256i emask = _mm256_set1_epi16((1 << F.exponent_bits) - 1), one = _mm256_set1_epi16(1);
+  const __m256i magnitude = _mm256_set1_epi16(static_cast<short>((1 << (F.bits() - 1)) - 1));
   __m128i vmax = _mm_setzero_si128();
   __m256i bad = _mm256_setzero_si256();
   [[maybe_unused]] __m256 pf[NV];       // binary16: the products in binary32 (exact: file comment, 6b)
   [[maybe_unused]] __m256d pd[2 * NV];  // bfloat16: in binary64 (exact)
+  [[maybe_unused]] __m128i pi[NV];      // FP8: the significands' products (< 2^8), 16-bit lanes
+  [[maybe_unused]] __m128i al[NV];      // FP8: the alignment exponents plus 2 bias (0: a zero product),
+                                        // plus 256 where the product is negative
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
     const std::size_t off = 8 * static_cast<std::size_t>(v), j = s + off;
     const std::size_t left = len > off ? len - off : 0;
-    const __m128i x16 = !WHOLE && left == 0 ? _mm_setzero_si128() : late_load8<WHOLE>(a, j, left, n);
-    const __m128i y16 = !WHOLE && left == 0 ? _mm_setzero_si128() : late_load8<WHOLE>(b, j, left, n);
+    __m128i x16 = !WHOLE && left == 0 ? _mm_setzero_si128() : late_load8<WHOLE>(a, j, left, n);
+    __m128i y16 = !WHOLE && left == 0 ? _mm_setzero_si128() : late_load8<WHOLE>(b, j, left, n);
+    if constexpr (fp8) {  // (bits above the encoding ignored; a 1-byte array has none)
+      if constexpr (!late_reads_bytes<A>()) x16 = _mm_and_si128(x16, _mm_set1_epi16(0xFF));
+      if constexpr (!late_reads_bytes<B>()) y16 = _mm_and_si128(y16, _mm_set1_epi16(0xFF));
+    }
     const __m256i xy = _mm256_set_m128i(y16, x16);
     const __m256i E = _mm256_and_si256(_mm256_srli_epi16(xy, fb), emask);
-    bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(E, emask));
+    if constexpr (F.kind == nonfinite::fnuz)
+      bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(xy, _mm256_set1_epi16(static_cast<short>(F.sign_mask()))));
+    else
+      bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(E, emask));
     const __m256i ex = _mm256_max_epi16(E, one);
     const __m256i zero = _mm256_cmpeq_epi16(_mm256_and_si256(xy, magnitude), _mm256_setzero_si256());
     const __m128i align = _mm_add_epi16(_mm256_castsi256_si128(ex), _mm256_extracti128_si256(ex, 1));
     const __m128i zp = _mm_or_si128(_mm256_castsi256_si128(zero), _mm256_extracti128_si256(zero, 1));
     vmax = _mm_max_epu16(vmax, _mm_andnot_si128(zp, align));
-    if constexpr (half) {
+    if constexpr (fp8) {  // significand = fraction | hidden bit (E != 0); their product is exact
+      const __m256i sig = _mm256_or_si256(
+          _mm256_and_si256(xy, _mm256_set1_epi16((1 << fb) - 1)),
+          _mm256_andnot_si256(_mm256_cmpeq_epi16(E, _mm256_setzero_si256()), _mm256_set1_epi16(1 << fb)));
+      pi[v] = _mm_mullo_epi16(_mm256_castsi256_si128(sig), _mm256_extracti128_si256(sig, 1));
+      // the product's sign (bit 7 of a_i ^ b_i) moved to bit 8, above the alignment exponent
+      const __m128i sgn = _mm_slli_epi16(_mm_and_si128(_mm_xor_si128(x16, y16), _mm_set1_epi16(0x80)), 1);
+      al[v] = _mm_or_si128(_mm_andnot_si128(zp, align), sgn);
+    } else if constexpr (half) {
       pf[v] = _mm256_mul_ps(_mm256_cvtph_ps(x16), _mm256_cvtph_ps(y16));
     } else {  // bfloat16 -> binary32: the encoding in the upper half of a 32-bit lane
       const __m128i z = _mm_setzero_si128();
@@ -296,14 +382,52 @@ template <format F, int NV, bool WHOLE, class A, class B>
                                     _mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, y16))));
     }
   }
-  const int Mb = 0xFFFF ^ (_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(vmax, _mm_set1_epi32(-1)))) & 0xFFFF);
+  auto largest = [](__m128i v) __attribute__((always_inline, target("avx2,f16c,fma"))) {
+    return 0xFFFF ^ (_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(v, _mm_set1_epi32(-1)))) & 0xFFFF);
+  };
+  // (FP8 with halves: each half's largest, and M the larger of the two; a half with no nonzero
+  // product gives 0)
+  const __m128i even = _mm_set1_epi32(0xFFFF);
+  const int Me = fp8 && halves ? largest(_mm_and_si128(vmax, even)) : 0;
+  const int Mo = fp8 && halves ? largest(_mm_andnot_si128(even, vmax)) : 0;
+  const int Mb = fp8 && halves ? (Me > Mo ? Me : Mo) : largest(vmax);
   const bool any = Mb != 0;
   const int M = Mb - 2 * bias;  // (file comment, 2: e_a + e_b)
   if (!_mm256_testz_si256(bad, bad) || M >= 126) return false;
   // (6b) the terms cut toward zero onto 2^(M - F): t = p 2^(F - M) exactly, truncated (no flag),
   // summed in binary64 (integers below 2^35: exact)
   __m256d acc = _mm256_setzero_pd();  // +0: the lanes' sums are never -0
-  if constexpr (half) {
+  [[maybe_unused]] __m128d Sd;
+  if constexpr (fp8) {
+    // Each lane onto its half's grid 2^(M_h - F) (one grid, M_h = M, without halves; a half with no
+    // nonzero product takes M: its lanes are all zeros): t = p * (+-2^(align - 2 fb + F - M_h)),
+    // the power of two with a binary32 exponent field in [87, 151] (FNUZ FP8: align - M_h >= -60;
+    // a zero product's align 0 gives a field in [83, 145], and t = +-0), which the product's sign
+    // (256 in al) carries into bit 31.
+    const int Mbe = Me != 0 ? Me : Mb, Mbo = Mo != 0 ? Mo : Mb;
+    // (per lane, the exponent field of 2^(F - 2 fb - M_h) plus 2 bias: k0 - M_h)
+    const __m256i kk = _mm256_sub_epi32(_mm256_set1_epi32(127 - 2 * fb + Fa),
+                                        _mm256_blend_epi32(_mm256_set1_epi32(Mbe), _mm256_set1_epi32(Mbo), 0xAA));
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const __m256i e32 = _mm256_add_epi32(_mm256_cvtepu16_epi32(al[v]), kk);
+      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(pi[v])),
+                                     _mm256_castsi256_ps(_mm256_slli_epi32(e32, 23)));
+      const __m256 k = _mm256_round_ps(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      dropv = _mm256_or_pd(dropv, _mm256_castps_pd(_mm256_cmp_ps(k, t, _CMP_NEQ_UQ)));
+      acc = _mm256_add_pd(acc, _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(k)),
+                                             _mm256_cvtps_pd(_mm256_extractf128_ps(k, 1))));
+    }
+    // acc's lanes: positions 0, 1, 2, 3 mod 4 (even, odd, even, odd). Each half's sum is an integer
+    // below 2^35; the one with the smaller exponent floored onto the other's grid (exact in binary64,
+    // lost bits noted), then the two added (exact).
+    const __m128d lo = _mm256_castpd256_pd128(acc), hi = _mm256_extractf128_pd(acc, 1);
+    const __m128d eo = _mm_add_pd(lo, hi);  // (even sum, odd sum)
+    const __m128d sh = _mm_mul_pd(eo, _mm_setr_pd(late_pow2(Mbe - Mb), late_pow2(Mbo - Mb)));
+    const __m128d fl = _mm_round_pd(sh, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    dropv = _mm256_or_pd(dropv, _mm256_castpd128_pd256(_mm_cmpneq_pd(fl, sh)));
+    Sd = _mm_add_sd(fl, _mm_unpackhi_pd(fl, fl));
+  } else if constexpr (half) {
     const __m256 up = _mm256_set1_ps(std::bit_cast<float>(static_cast<std::uint32_t>(Fa - M + 127) << 23));
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
@@ -323,8 +447,10 @@ template <format F, int NV, bool WHOLE, class A, class B>
       acc = _mm256_add_pd(acc, k);
     }
   }
-  __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(acc), _mm256_extractf128_pd(acc, 1));
-  const __m128d Sd = _mm_add_sd(s2, _mm_unpackhi_pd(s2, s2));  // the integer S of (2) (|S| < 2^35)
+  if constexpr (!fp8) {
+    __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(acc), _mm256_extractf128_pd(acc, 1));
+    Sd = _mm_add_sd(s2, _mm_unpackhi_pd(s2, s2));  // the integer S of (2) (|S| < 2^35)
+  }
   // (7) c normal in binade E: e_c = E, so the case and the sum's second term T are known beside
   // the chain: no nonzero product or e_c - X <= M <= e_c + F - 23 (neither floor drops a bit: T =
   // S 2^(M - F)); M < e_c - X (B: T = floor(S 2^(M - e_c + X)) 2^(e_c - F - X)); otherwise (A with c
@@ -337,7 +463,8 @@ template <format F, int NV, bool WHOLE, class A, class B>
     const __m128d fl = _mm_round_sd(sb, sb, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     const __m128d pick = _mm_castsi128_pd(_mm_cvtsi64_si128(b_case ? -1 : 0));
     const __m128d T = _mm_mul_sd(_mm_blendv_pd(Sd, fl, pick), _mm_set_sd(late_pow2(b_case ? E - Fa - X : M - Fa)));
-    if (binade_chain_try(ch, T, !(any && M > E + Fa - 23))) [[likely]] {
+    const bool far_c = drop > 0 && any && M > E + drop;  // c dropped (file comment, 8): not c + T
+    if (binade_chain_try(ch, T, !(any && M > E + Fa - 23) && !far_c)) [[likely]] {
       dropv = _mm256_or_pd(dropv, _mm256_castpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
       return true;
     }
@@ -357,9 +484,13 @@ template <format F, int NV, bool WHOLE, class A, class B>
   const __m128i ecb = _mm_max_epi32(_mm_and_si128(_mm_srli_epi32(_mm_castps_si128(cv), 23), _mm_cvtsi32_si128(0xFF)),
                                     _mm_cvtsi32_si128(1));  // e_c + 127, in a 64-bit lane
   const __m128d pick_b = _mm_castsi128_pd(_mm_cmpgt_epi64(ecb, _mm_cvtsi64_si128(any ? M + 127 : -1)));
-  // A
+  // A; with c too far below (file comment, 8), c taken as 0 and its bits noted as lost
+  const bool far_c = drop > 0 && any && M - (_mm_cvtsi128_si32(ecb) - 127) > drop;
   const __m128d ca = _mm_mul_sd(cd, _mm_set_sd(late_pow2(Fa - M)));
-  const __m128d fa = _mm_round_sd(ca, ca, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  const __m128d fa0 = _mm_round_sd(ca, ca, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  const __m128d far = _mm_castsi128_pd(_mm_cvtsi64_si128(far_c ? -1 : 0));
+  const __m128d fa = _mm_andnot_pd(far, fa0);
+  dropv = _mm256_or_pd(dropv, _mm256_castpd128_pd256(_mm_and_pd(far, _mm_cmpneq_sd(cd, _mm_setzero_pd()))));
   const __m128d down = _mm_set_sd(late_pow2(M - Fa));
   const __m128d va = _mm_fmadd_sd(fa, down, _mm_andnot_pd(pick_b, _mm_mul_sd(Sd, down)));  // (exact: one FMA)
   // B: 2^k, k = max(M - e_c + X, -200), and 2^G from exponent fields
@@ -370,7 +501,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
   const __m128d gb = _mm_castsi128_pd(_mm_slli_epi64(_mm_add_epi32(ecb, _mm_cvtsi32_si128(1023 - 127 - Fa - X)), 52));
   const __m128d vb = _mm_fmadd_sd(fbl, gb, _mm_and_pd(pick_b, cd));
   dropv = _mm256_or_pd(
-      dropv, _mm256_castpd128_pd256(_mm_blendv_pd(_mm_cmpneq_sd(fa, ca), _mm_cmpneq_sd(fbl, sb), pick_b)));
+      dropv, _mm256_castpd128_pd256(_mm_blendv_pd(_mm_cmpneq_sd(fa0, ca), _mm_cmpneq_sd(fbl, sb), pick_b)));
   // (4: the one rounding; inexact when the result differs from the exact sum v)
   const __m128d v = _mm_blendv_pd(va, vb, pick_b);
   const __m128 d = _mm_cvtsd_ss(_mm_setzero_ps(), v);
@@ -384,7 +515,8 @@ template <format F, int NV, bool WHOLE, class A, class B>
 template <format F, int NV, class A, class B>
 LIBFLOAT_LATE_TARGET bool late_f32_kernel_avx2(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32_t c,
                                                std::uint32_t& out, status& st) {
-  const int Fa = mu.alignment_bits, X = mu.late_extra_bits;
+  const int Fa = mu.alignment_bits, X = mu.late_extra_bits, drop = mu.late_c_drop;
+  const bool halves = mu.odd_even_halves;
   const auto N = static_cast<std::size_t>(mu.block_size);
   if ((c & 0x7F800000u) == 0x7F800000u) return false;  // c infinite or NaN
   const unsigned caller = _mm_getcsr();
@@ -404,11 +536,11 @@ LIBFLOAT_LATE_TARGET bool late_f32_kernel_avx2(const matrix_unit& mu, A a, B b, 
   std::size_t s = 0;
   if (N == 8 * static_cast<std::size_t>(NV)) {  // whole blocks: no lane masked, vector loads
     for (; s + N <= n; s += N)
-      if (!next(late_avx2_block<F, NV, true>(a, b, s, N, n, Fa, X, ch, dropv), s + N)) return false;
+      if (!next(late_avx2_block<F, NV, true>(a, b, s, N, n, Fa, X, drop, halves, ch, dropv), s + N)) return false;
   }
   for (; s < n; s += N) {
     const std::size_t len = n - s < N ? n - s : N;
-    if (!next(late_avx2_block<F, NV, false>(a, b, s, len, n, Fa, X, ch, dropv), s + len)) return false;
+    if (!next(late_avx2_block<F, NV, false>(a, b, s, len, n, Fa, X, drop, halves, ch, dropv), s + len)) return false;
   }
   std::uint32_t bits = binade_chain_bits(ch);  // (exact: raises nothing)
   __asm__ volatile("" : "+r"(bits));        // the chain ends before the flags are read
@@ -429,12 +561,14 @@ template <format F, class A, class B>
 bool late_f32_dispatch(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32_t c, std::uint32_t& out,
                        status& st) {
 #if defined(LIBFLOAT_LATE_AVX2)
-  if (array_dispatch_in_use() != array_dispatch::portable && cpu().fma) {
-    switch ((mu.block_size + 7) / 8) {
-      case 1: return late_f32_kernel_avx2<F, 1>(mu, a, b, n, c, out, st);
-      case 2: return late_f32_kernel_avx2<F, 2>(mu, a, b, n, c, out, st);
-      case 3: return late_f32_kernel_avx2<F, 3>(mu, a, b, n, c, out, st);
-      default: return late_f32_kernel_avx2<F, 4>(mu, a, b, n, c, out, st);
+  {
+    if (late_avx2_unit(mu, F) && array_dispatch_in_use() != array_dispatch::portable && cpu().fma) {
+      switch ((mu.block_size + 7) / 8) {
+        case 1: return late_f32_kernel_avx2<F, 1>(mu, a, b, n, c, out, st);
+        case 2: return late_f32_kernel_avx2<F, 2>(mu, a, b, n, c, out, st);
+        case 3: return late_f32_kernel_avx2<F, 3>(mu, a, b, n, c, out, st);
+        default: return late_f32_kernel_avx2<F, 4>(mu, a, b, n, c, out, st);
+      }
     }
   }
 #endif
@@ -449,7 +583,7 @@ bool late_f32_dispatch(const matrix_unit& mu, A a, B b, std::size_t n, std::uint
 template <format SF, class A, class B>
 bool late_f32_nearest(const matrix_unit& mu, const format& in, A a, B b, std::size_t n, std::uint32_t c,
                       std::uint32_t& out, status& st) {
-  if constexpr (!dot_fast_built || !(SF == format{} || SF == binary16 || SF == bfloat16)) {
+  if constexpr (!dot_fast_built || !(SF == format{} || late_fast_input(SF))) {
     (void)mu, (void)in, (void)a, (void)b, (void)n, (void)c, (void)out, (void)st;
     return false;
   } else {
@@ -458,7 +592,9 @@ bool late_f32_nearest(const matrix_unit& mu, const format& in, A a, B b, std::si
       return in == SF && late_f32_dispatch<SF>(mu, a, b, n, c, out, st);
     } else {
       if (in == binary16) return late_f32_dispatch<binary16>(mu, a, b, n, c, out, st);
-      return late_f32_dispatch<bfloat16>(mu, a, b, n, c, out, st);
+      if (in == bfloat16) return late_f32_dispatch<bfloat16>(mu, a, b, n, c, out, st);
+      if (in == float8_e4m3fnuz) return late_f32_dispatch<float8_e4m3fnuz>(mu, a, b, n, c, out, st);
+      return late_f32_dispatch<float8_e5m2fnuz>(mu, a, b, n, c, out, st);
     }
   }
 }

@@ -327,7 +327,7 @@ bits_t unit_dot_signed(const matrix_unit& mu, const operand<A>& a, const operand
       return c;
     }
     case matrix_unit_model::late_accumulation: {
-      // binary16 or bfloat16 in, binary32 nearest-even out (late_fast_unit): integer blocks and
+      // binary16, bfloat16 or FNUZ FP8 in, binary32 nearest-even out (late_fast_unit): integer blocks and
       // one hardware conversion per block give the same bits and flags (fast/late_dot.hpp); it
       // declines for non-finite data.
       if (dot_fast_built && a.fmt == b.fmt && late_fast_unit(mu)) {
