@@ -210,11 +210,10 @@ bool late_f32_kernel(const matrix_unit& mu, A a, B b, std::size_t n, std::uint32
       const auto sk = static_cast<std::int64_t>(k);
       Sh[h] += neg[i] != 0 ? -sk : sk;
     }
-    std::int64_t S = Sh[0];
-    if (halves && Mh[0] != none && Mh[1] != none)
-      S = late_fast_floor(Sh[0], M - Mh[0], dropped) + late_fast_floor(Sh[1], M - Mh[1], dropped);
-    else if (halves && Mh[1] != none)
-      S = Sh[1];
+    // (a half with no nonzero product, or the odd one without halves, sums to 0)
+    const std::int64_t S = halves && Mh[0] != none && Mh[1] != none
+                               ? late_fast_floor(Sh[0], M - Mh[0], dropped) + late_fast_floor(Sh[1], M - Mh[1], dropped)
+                               : Sh[0] + Sh[1];
     // c (file comment, 3)
     const std::uint32_t Ec = (c >> 23) & 0xFFu, fc = c & 0x7FFFFFu;
     const int ec = Ec == 0 ? -126 : static_cast<int>(Ec) - 127;

@@ -287,25 +287,19 @@ bool pairwise_f32_nearest(const format& in, int block, bool daz, bool ftz, A a, 
   } else {
     // The presets flush both or neither; other units take the general path.
     if (daz != ftz) return false;
+    // the AVX2 build where the span kernels run AVX2 or AVX-512 (file comment, 10)
+    auto kernel = [&]<format F, int N, bool Z>() {
 #if defined(LIBFLOAT_DOT_FAST_X86) && defined(LIBFLOAT_ARRAY_X86)
-    const array_dispatch path = array_dispatch_in_use();
-    const bool avx2 = path == array_dispatch::avx2 || is_avx512(path);
+      if (array_dispatch_in_use() != array_dispatch::portable)
+        return pairwise_f32_kernel_avx2<F, N, Z, Z>(a, b, n, c, out, st);
 #endif
+      return pairwise_f32_kernel<F, N, Z, Z>(a, b, n, c, out, st);
+    };
     auto sized = [&]<format F, bool Z>() {
-#if defined(LIBFLOAT_DOT_FAST_X86) && defined(LIBFLOAT_ARRAY_X86)
-      if (avx2) {
-        switch (block) {
-          case 2: return pairwise_f32_kernel_avx2<F, 2, Z, Z>(a, b, n, c, out, st);
-          case 4: return pairwise_f32_kernel_avx2<F, 4, Z, Z>(a, b, n, c, out, st);
-          case 8: return pairwise_f32_kernel_avx2<F, 8, Z, Z>(a, b, n, c, out, st);
-          default: return false;
-        }
-      }
-#endif
       switch (block) {
-        case 2: return pairwise_f32_kernel<F, 2, Z, Z>(a, b, n, c, out, st);
-        case 4: return pairwise_f32_kernel<F, 4, Z, Z>(a, b, n, c, out, st);
-        case 8: return pairwise_f32_kernel<F, 8, Z, Z>(a, b, n, c, out, st);
+        case 2: return kernel.template operator()<F, 2, Z>();
+        case 4: return kernel.template operator()<F, 4, Z>();
+        case 8: return kernel.template operator()<F, 8, Z>();
         default: return false;
       }
     };
