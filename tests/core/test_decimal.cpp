@@ -577,6 +577,70 @@ TEST_CASE("operator<< prints the shortest text") {
   CHECK(os.str() == "0.1 3.14 1e+10 448 -inf");
 }
 
+namespace {
+// The typed output functions against the run-time ones, which the other cases check against the
+// oracle: every encoding of a format with at most 2^16 of them, else the extremes and random bits.
+template <lf::format F>
+void check_typed_output(std::uint64_t samples) {
+  using T = lf::fp<F>;
+  const std::uint64_t count = F.bits() >= 64 ? ~std::uint64_t{0} : std::uint64_t{1} << F.bits();
+  std::mt19937_64 rng(F.bits() * 131 + F.precision);
+  std::size_t checked = 0, differ = 0;
+  auto one = [&](std::uint64_t b) {
+    const T x = T::from_bits(static_cast<typename T::storage_type>(b));
+    const bool same = lf::to_exact_decimal(x) == lf::to_exact_decimal(F, b) && lf::to_shortest(x) == lf::to_shortest(F, b);
+    if (!same && differ++ < 3) FAIL_CHECK("encoding " << b << ": " << lf::to_exact_decimal(x) << " vs " << lf::to_exact_decimal(F, b));
+    ++checked;
+  };
+  if (count <= 65536) {
+    for (std::uint64_t b = 0; b < count; ++b) one(b);
+  } else {
+    // zeros, the smallest subnormals, the largest finite values, both signs; then random bits
+    const std::uint64_t max_finite = F.max_finite_bits();
+    for (std::uint64_t b : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, max_finite, max_finite - 1})
+      for (std::uint64_t s : {std::uint64_t{0}, F.sign_mask()}) one(b | s);
+    for (std::uint64_t i = 0; i < samples; ++i) one(rng() & F.encoding_mask());
+  }
+  INFO(F.exponent_bits << " exponent bits, p = " << F.precision << ": " << checked << " encodings");
+  CHECK(differ == 0);
+}
+}  // namespace
+
+TEST_CASE("typed to_exact_decimal and to_shortest equal the run-time forms (they compile only their format's branches)") {
+  // exact_digits_fit_u128: the 128-bit branches hold every value of the format. Independently:
+  // the largest value needs emax + 1 bits, the smallest subnormal 5^m with m = p - 1 - emin
+  // digits-scaled, p + bit_width(5^m) bits; 5^m below 2^128 needs m <= 55. Formats on both sides
+  // of the bound, so that a wrong bound shows as a wrong digit below (the typed form would
+  // overflow 128 bits where the run-time form switches to big integers).
+  auto bits_of_pow5 = [](int m) {  // bit_width(5^m) by exact doubling count, no table
+    lf::detail::u128 v = 1;
+    for (int i = 0; i < m; ++i) v *= 5;
+    return lf::detail::bit_width(v);
+  };
+  auto fits = [&](const lf::format& f) {
+    const int m = f.precision - 1 - f.emin();
+    return f.emax() + 1 <= 127 && m <= 55 && f.precision + bits_of_pow5(m) <= 128;
+  };
+  for (const lf::format& f : {lf::binary16, lf::bfloat16, lf::binary32, lf::binary64, lf::float8_e4m3fn, lf::float8_e5m2,
+                              lf::format{6, 11}, lf::format{6, 16}, lf::format{6, 20}, lf::format{7, 11}, lf::format{3, 3}}) {
+    INFO(f.exponent_bits << " exponent bits, p = " << f.precision);
+    CHECK(lf::detail::exact_digits_fit_u128(f) == fits(f));
+  }
+  CHECK(lf::detail::exact_digits_fit_u128(lf::binary16));
+  CHECK(lf::detail::exact_digits_fit_u128(lf::format{6, 16}));   // 16 + bit_width(5^45) = 121 bits
+  CHECK(!lf::detail::exact_digits_fit_u128(lf::format{6, 20}));  // 20 + bit_width(5^49) = 134 bits
+  const std::uint64_t n = static_cast<std::uint64_t>(test_sanitizer::scaled(20000, 8));
+  check_typed_output<lf::binary16>(n);
+  check_typed_output<lf::bfloat16>(n);
+  check_typed_output<lf::float8_e4m3fn>(n);
+  check_typed_output<lf::float8_e5m2>(n);
+  check_typed_output<lf::format{3, 3}>(n);
+  check_typed_output<lf::format{6, 16}>(n);  // the widest fitting one: 2^22 encodings, sampled
+  check_typed_output<lf::format{6, 20}>(n);
+  check_typed_output<lf::binary32>(n);
+  check_typed_output<lf::binary64>(n);
+}
+
 TEST_CASE("sampled binary16, bfloat16 and binary32 encodings: the exhaustive suite's per-encoding checks") {
   std::mt19937_64 rng(16);
   for (const format_pair* fp : {&dectest::binary16, &dectest::bfloat16, &dectest::binary32}) {

@@ -13,7 +13,6 @@
 // the format's default NaN (format::default_nan_bits) and raises invalid.
 #pragma once
 
-#include <cmath>
 #include <compare>
 #include <concepts>
 #include <cstdint>
@@ -127,7 +126,7 @@ constexpr U isqrt(U x) {
   if (x == 0) return 0;
   U r = 0;
   if (!std::is_constant_evaluated()) {
-    r = static_cast<U>(std::sqrt(static_cast<double>(x)));  // then corrected below
+    r = static_cast<U>(__builtin_sqrt(static_cast<double>(x)));  // then corrected below
   } else {
     // digit-by-digit
     U bit = U{1} << ((bit_width(x) - 1) & ~1);
@@ -171,7 +170,7 @@ constexpr U sqrt_32_more_bits(U N, U root, U& rem) {
   // within a relative 2^-53, and the sqrt, sum and quotient add one rounding each: the estimate is
   // within a relative 2^-50 of the exact quotient (below 2^32), so within 2^-18 of it, and its
   // floor is t, t - 1 or t + 1.
-  const double root_sum = std::sqrt(static_cast<double>(N)) + static_cast<double>(root);
+  const double root_sum = __builtin_sqrt(static_cast<double>(N)) + static_cast<double>(root);
   const double q = static_cast<double>(rem) * 0x1p32 / root_sum;
   std::uint64_t t = q < 0x1p32 ? static_cast<std::uint64_t>(q) : 0xFFFFFFFF;
   // The exact check: R^2 = root^2 * 2^64 + B with B = (root * 2^33 + t) * t, so the remainder is
@@ -503,33 +502,44 @@ namespace detail {
 
 }  // namespace detail
 
+// The run-time-format add, sub, mul, div, sqrt and fma below (and their flags-by-pointer forms
+// further down) are function templates with one defaulted, never deduced parameter
+// (LIBFLOAT_RUNTIME_LAZY): called exactly as plain functions (no parameter is deduced, so every
+// argument converts as before), but their bodies, with the 300 out-of-line instantiations behind
+// detail::*_named (core/detail/runtime_entry.hpp), are instantiated only in a program that calls
+// them. (The calls inside name the parameter, detail::add_named<Lazy>: a call that does not
+// depend on it would be instantiated with the template's definition, as Clang does for constexpr
+// functions.) As plain inline functions they were instantiated in every translation unit that included
+// the umbrella header, about 0.13 s of its compile time.
+#define LIBFLOAT_RUNTIME_LAZY template <class Lazy = void>
+
 /// §5.4.1 addition, correctly rounded. IEEE 754-2019 §6.3: an exact zero sum of opposite-signed
 /// operands is +0 (-0 when rounding downward).
-constexpr bits_t add(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  return detail::add_named(f, a, b, e, st);
+LIBFLOAT_RUNTIME_LAZY constexpr bits_t add(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return detail::add_named<Lazy>(f, a, b, e, st);
 }
 /// §5.4.1 multiplication, correctly rounded.
-constexpr bits_t mul(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  return detail::mul_named(f, a, b, e, st);
+LIBFLOAT_RUNTIME_LAZY constexpr bits_t mul(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return detail::mul_named<Lazy>(f, a, b, e, st);
 }
 /// §5.4.1 division, correctly rounded; finite / 0 raises divide_by_zero (§7.3).
-constexpr bits_t div(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  return detail::div_named(f, a, b, e, st);
+LIBFLOAT_RUNTIME_LAZY constexpr bits_t div(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return detail::div_named<Lazy>(f, a, b, e, st);
 }
 /// §5.4.1 squareRoot, correctly rounded; sqrt(-0) = -0, sqrt(x < 0) is invalid.
-constexpr bits_t sqrt(const format& f, bits_t a, const env& e, status& st) {
-  return detail::sqrt_named(f, a, e, st);
+LIBFLOAT_RUNTIME_LAZY constexpr bits_t sqrt(const format& f, bits_t a, const env& e, status& st) {
+  return detail::sqrt_named<Lazy>(f, a, e, st);
 }
 /// §5.4.1 fusedMultiplyAdd: a*b + c with one rounding. Invalid for ∞*0 (even when c is a quiet
 /// NaN, as SoftFloat does) and for ∞ - ∞.
-constexpr bits_t fma(const format& f, bits_t a, bits_t b, bits_t c, const env& e, status& st) {
-  return detail::fma_named(f, a, b, c, e, st);
+LIBFLOAT_RUNTIME_LAZY constexpr bits_t fma(const format& f, bits_t a, bits_t b, bits_t c, const env& e, status& st) {
+  return detail::fma_named<Lazy>(f, a, b, c, e, st);
 }
 #undef LIBFLOAT_DISPATCH
 
 /// §5.4.1 subtraction: a + (-b), except that a NaN b keeps its sign.
-constexpr bits_t sub(const format& f, bits_t a, bits_t b, const env& e, status& st) {
-  return detail::sub_named(f, a, b, e, st);
+LIBFLOAT_RUNTIME_LAZY constexpr bits_t sub(const format& f, bits_t a, bits_t b, const env& e, status& st) {
+  return detail::sub_named<Lazy>(f, a, b, e, st);
 }
 
 /// §5.3.1 remainder: a - n*b with n the integer nearest a/b (ties to even). Always exact; the
@@ -836,20 +846,23 @@ constexpr bits_t ulp(const format& f, bits_t a) {
 // ORed into *st when st is not null. These overloads give every function above that raises flags
 // the same form, so that both conventions work on both sides: lf::add(f, a, b, e, &st), or
 // lf::add(f, a, b, e) to ignore the flags. (A status& argument still picks the function above.)
-#define LIBFLOAT_FLAGS_BY_POINTER(ret, name, params, args) \
-  constexpr ret name params {                             \
+#define LIBFLOAT_FLAGS_BY_POINTER_IMPL(lazy, ret, name, callee, params, args) \
+  lazy constexpr ret name params {                        \
     status s{};                                           \
-    const ret r = name args;                              \
+    const ret r = callee args;                            \
     if (st) *st |= s;                                     \
     return r;                                             \
   }
-LIBFLOAT_FLAGS_BY_POINTER(bits_t, add, (const format& f, bits_t a, bits_t b, const env& e, status* st = nullptr), (f, a, b, e, s))
-LIBFLOAT_FLAGS_BY_POINTER(bits_t, sub, (const format& f, bits_t a, bits_t b, const env& e, status* st = nullptr), (f, a, b, e, s))
-LIBFLOAT_FLAGS_BY_POINTER(bits_t, mul, (const format& f, bits_t a, bits_t b, const env& e, status* st = nullptr), (f, a, b, e, s))
-LIBFLOAT_FLAGS_BY_POINTER(bits_t, div, (const format& f, bits_t a, bits_t b, const env& e, status* st = nullptr), (f, a, b, e, s))
+#define LIBFLOAT_FLAGS_BY_POINTER(ret, name, params, args) LIBFLOAT_FLAGS_BY_POINTER_IMPL(, ret, name, name, params, args)
+#define LIBFLOAT_FLAGS_BY_POINTER_LAZY(ret, name, params, args) \
+  LIBFLOAT_FLAGS_BY_POINTER_IMPL(LIBFLOAT_RUNTIME_LAZY, ret, name, name<Lazy>, params, args)
+LIBFLOAT_FLAGS_BY_POINTER_LAZY(bits_t, add, (const format& f, bits_t a, bits_t b, const env& e, status* st = nullptr), (f, a, b, e, s))
+LIBFLOAT_FLAGS_BY_POINTER_LAZY(bits_t, sub, (const format& f, bits_t a, bits_t b, const env& e, status* st = nullptr), (f, a, b, e, s))
+LIBFLOAT_FLAGS_BY_POINTER_LAZY(bits_t, mul, (const format& f, bits_t a, bits_t b, const env& e, status* st = nullptr), (f, a, b, e, s))
+LIBFLOAT_FLAGS_BY_POINTER_LAZY(bits_t, div, (const format& f, bits_t a, bits_t b, const env& e, status* st = nullptr), (f, a, b, e, s))
 LIBFLOAT_FLAGS_BY_POINTER(bits_t, rem, (const format& f, bits_t a, bits_t b, const env& e, status* st = nullptr), (f, a, b, e, s))
-LIBFLOAT_FLAGS_BY_POINTER(bits_t, sqrt, (const format& f, bits_t a, const env& e, status* st = nullptr), (f, a, e, s))
-LIBFLOAT_FLAGS_BY_POINTER(bits_t, fma, (const format& f, bits_t a, bits_t b, bits_t c, const env& e, status* st = nullptr), (f, a, b, c, e, s))
+LIBFLOAT_FLAGS_BY_POINTER_LAZY(bits_t, sqrt, (const format& f, bits_t a, const env& e, status* st = nullptr), (f, a, e, s))
+LIBFLOAT_FLAGS_BY_POINTER_LAZY(bits_t, fma, (const format& f, bits_t a, bits_t b, bits_t c, const env& e, status* st = nullptr), (f, a, b, c, e, s))
 LIBFLOAT_FLAGS_BY_POINTER(bits_t, round_to_integral, (const format& f, bits_t a, const env& e, bool exact, status* st = nullptr), (f, a, e, exact, s))
 LIBFLOAT_FLAGS_BY_POINTER(bits_t, convert, (const format& to, const format& from, bits_t a, const env& e, status* st = nullptr), (to, from, a, e, s))
 LIBFLOAT_FLAGS_BY_POINTER(std::partial_ordering, compare, (const format& f, bits_t a, bits_t b, bool signaling, status* st, bool daz = false), (f, a, b, signaling, s, daz))
@@ -865,7 +878,10 @@ LIBFLOAT_FLAGS_BY_POINTER(bits_t, minimum_number, (const format& f, bits_t a, bi
 LIBFLOAT_FLAGS_BY_POINTER(bits_t, maximum_number, (const format& f, bits_t a, bits_t b, status* st = nullptr), (f, a, b, s))
 LIBFLOAT_FLAGS_BY_POINTER(bits_t, next_up, (const format& f, bits_t a, status* st = nullptr), (f, a, s))
 LIBFLOAT_FLAGS_BY_POINTER(bits_t, next_down, (const format& f, bits_t a, status* st = nullptr), (f, a, s))
+#undef LIBFLOAT_FLAGS_BY_POINTER_LAZY
 #undef LIBFLOAT_FLAGS_BY_POINTER
+#undef LIBFLOAT_FLAGS_BY_POINTER_IMPL
+#undef LIBFLOAT_RUNTIME_LAZY
 template <std::integral I>
 constexpr bits_t from_int(const format& f, I v, const env& e, status* st = nullptr) {
   status s{};

@@ -94,7 +94,6 @@
 // lower, so p + 34 bits make every decision exact.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
@@ -220,7 +219,7 @@ constexpr long max_significant_digits(const format& f) {
   // 30103 / 10^5 > log10(2), 69898 / 10^5 > log10(5): the bound only grows.
   const long fractions = ((p + 34) * 30103 + (p + 32 - emin) * 69898) / 100000 + 2;
   const long integers = ((emax + 2) * 30103) / 100000 + 2;
-  return std::max(fractions, integers);
+  return max_of(fractions, integers);
 }
 
 /// Bits the intermediate significand carries (see the file comment).
@@ -412,7 +411,7 @@ LIBFLOAT_INLINE quotient divide_by_pow5(std::uint64_t D, int m) {
   const int T = parse_bits(f);
   // 3. Big integers, on at most max_significant_digits(f) digits; the cut-off part holds the last
   //    nonzero digit, so cutting always sets sticky.
-  const std::int64_t keep = std::min<std::int64_t>(nd, max_significant_digits(f));
+  const std::int64_t keep = min_of<std::int64_t>(nd, max_significant_digits(f));
   bool sticky = keep < nd;
   const long Ek = static_cast<long>(E + (nd - keep));
   bignum D;
@@ -437,7 +436,7 @@ LIBFLOAT_INLINE quotient divide_by_pow5(std::uint64_t D, int m) {
     // D * 2^s / 5^m with s making the quotient at least T bits: bit_width(5^m) <= m * 2.322 + 1.
     const long m = -Ek;
     const long bits_pow5 = (m * 2322 + 999) / 1000 + 1;
-    const long s = std::max<long>(0, T + 1 + bits_pow5 - D.bit_width());
+    const long s = max_of<long>(0, T + 1 + bits_pow5 - D.bit_width());
     D.shl(s);
     sticky |= D.div_pow5(m);
     exp = -s - m;
@@ -546,7 +545,7 @@ LIBFLOAT_INLINE bits_t convert_decimal(const format& f, const scanned& in, const
   while (first < d.size() && d[first] == '0') ++first;
   if (first == d.size()) return zero_result(f, in.negative, st);
   // Up to 30 hex digits (>= 117 bits, more than p + 34) exactly; the rest only as sticky.
-  const std::size_t keep = std::min<std::size_t>(d.size() - first, 30);
+  const std::size_t keep = min_of<std::size_t>(d.size() - first, 30);
   u128 H = 0;
   for (std::size_t i = first; i < first + keep; ++i) H = (H << 4) | static_cast<unsigned>(hex_digit_value(d[i]));
   bool sticky = false;
@@ -828,19 +827,19 @@ inline decimal_digits shortest_digits(const format& f, const unpacked& x) {
   const floor_result128 twice = scaled_floor_small(2 * X, s, k);  // 2X < 2^57
   u128 d = twice.value >> 1;
   if ((twice.value & 1) != 0 && (!twice.exact || (d & 1) != 0)) ++d;
-  d = std::clamp(d, first, last);
+  d = clamp_of(d, first, last);
   decimal_digits best{d, k};
   // 4. A one-digit result may have one-digit rivals in the decade below: when the interval holds
   //    10^k and reaches down to 9 * 10^(k-1) (only where it is 10% wide, p <= 4: E5M2 0x2E =
   //    0.09375 has both 0.09 and 0.1). The nearest of all of them wins.
   for (long kk = k - 1; best.digits < 10; --kk) {
     const floor_result128 low = scaled_floor_small(L, s, kk);
-    const u128 lowest = std::max<u128>(low.value + ((!low.exact || !include_low) ? 1 : 0), 1);
+    const u128 lowest = max_of<u128>(low.value + ((!low.exact || !include_low) ? 1 : 0), 1);
     if (lowest > 9) break;
     const floor_result128 t = scaled_floor_small(2 * X, s, kk);  // floor(2y), y = x / 10^kk
     u128 dn = t.value >> 1;
     if ((t.value & 1) != 0 && (!t.exact || (dn & 1) != 0)) ++dn;
-    dn = std::clamp<u128>(dn, lowest, 9);
+    dn = clamp_of<u128>(dn, lowest, 9);
     // best is b = best.digits * 10^(best.exponent - kk) > 9 >= dn (in units of 10^kk): dn is
     // nearer iff y < (b + dn) / 2; on a tie the even digit wins.
     u128 b = best.digits;
@@ -955,17 +954,17 @@ inline decimal_digits shortest_digits_small(const format& f, const unpacked& x) 
   // 3.
   std::uint64_t d = tw >> 1;
   if ((tw & 1) != 0 && (!tw_exact || (d & 1) != 0)) ++d;
-  d = std::clamp(d, first, last);
+  d = clamp_of(d, first, last);
   decimal_digits best{d, k};
   // 4. (see shortest_digits)
   for (long kk = k - 1; best.digits < 10; --kk) {
     const floor_result64 low = scaled_floor_fast(L, s, kk);
-    const std::uint64_t lowest = std::max<std::uint64_t>(low.value + ((!low.exact || !include_low) ? 1 : 0), 1);
+    const std::uint64_t lowest = max_of<std::uint64_t>(low.value + ((!low.exact || !include_low) ? 1 : 0), 1);
     if (lowest > 9) break;
     const floor_result64 t = scaled_floor_fast(2 * X, s, kk);
     std::uint64_t dn = t.value >> 1;
     if ((t.value & 1) != 0 && (!t.exact || (dn & 1) != 0)) ++dn;
-    dn = std::clamp<std::uint64_t>(dn, lowest, 9);
+    dn = clamp_of<std::uint64_t>(dn, lowest, 9);
     std::uint64_t b = static_cast<std::uint64_t>(best.digits);
     for (long i = kk; i < best.exponent; ++i) b *= 10;
     const std::uint64_t sum = b + dn;
@@ -1011,24 +1010,38 @@ inline std::string place_point(std::string digits, long m) {
   return digits;
 }
 
-/// c * 2^q (c > 0) in positional decimal with every digit.
-inline std::string exact_digits(std::uint64_t c, long q) {
+/// c * 2^q (c > 0) in positional decimal with every digit. Wide = false: only for values whose
+/// digits fit in 128 bits (exact_digits_fit_u128 below), without the bignum code.
+template <bool Wide = true>
+std::string exact_digits(std::uint64_t c, long q) {
   const int tz = std::countr_zero(c);
   c >>= tz;
   q += tz;
   if (q >= 0) {
-    if (std::bit_width(c) + q <= 127) return bignum::u128_to_decimal(u128{c} << q);
+    if (!Wide || std::bit_width(c) + q <= 127) return bignum::u128_to_decimal(u128{c} << q);
     bignum b(c);
     b.shl(q);
     return b.to_decimal();
   }
   // c / 2^m = c * 5^m / 10^m: the digits of c * 5^m with the point m places from the right.
   const long m = -q;
-  if (m < 56 && std::bit_width(c) + bit_width(pow5_table[static_cast<std::size_t>(m)]) <= 128)
+  if (!Wide || (m < 56 && std::bit_width(c) + bit_width(pow5_table[static_cast<std::size_t>(m)]) <= 128))
     return place_point(bignum::u128_to_decimal(u128{c} * pow5_table[static_cast<std::size_t>(m)]), m);
   bignum b(c);
   b.mul_pow5(m);
   return place_point(b.to_decimal(), m);
+}
+
+/// Whether every finite value of f takes exact_digits' 128-bit branches (so exact_digits<false>
+/// gives its digits): c < 2^p, and after c's trailing zeros are removed q is in [emin - (p - 1),
+/// emax - (p - 1)]; c * 2^q needs at most p + emax - (p - 1) <= 127 bits, and c * 5^m, m <= p - 1 -
+/// emin, at most p + bit_width(5^m) <= 128 with m < 56. (binary16: 16 bits and m <= 24, 67 bits;
+/// bfloat16 and binary32 need the big integers.) The typed lf::to_exact_decimal(fp<F>) uses it so
+/// that a program printing such formats compiles no bignum code.
+constexpr bool exact_digits_fit_u128(const format& f) {
+  const long up = f.emax() + 1;  // emax - (p - 1) + p
+  const long m = f.precision - 1 - f.emin();
+  return up <= 127 && m < 56 && f.precision + bit_width(pow5_table[static_cast<std::size_t>(m)]) <= 128;
 }
 
 /// Writes v in decimal at `to` (no terminator); returns the number of digits (at most 39).
@@ -1121,21 +1134,32 @@ inline std::string exponent_suffix(long e10) {
 
 // ---- output ----------------------------------------------------------------------------------------
 
-/// Every digit of the exact value, positional: "0.0999755859375", "65504", "-0"; see the file comment.
-inline std::string to_exact_decimal(const format& f, bits_t b) {
+namespace detail {
+/// to_exact_decimal; Wide = false only for a format with exact_digits_fit_u128.
+template <bool Wide>
+std::string to_exact_decimal_of(const format& f, bits_t b) {
   if (auto t = detail::nonfinite_text(f, b)) return *t;
   const detail::unpacked x = detail::unpack(f, b);
   const std::string sign = x.negative ? "-" : "";
   if (x.kind == detail::kind::zero) return sign + "0";
-  return sign + detail::exact_digits(x.sig, x.exp);
+  return sign + detail::exact_digits<Wide>(x.sig, x.exp);
 }
+/// to_shortest for a format with p <= 24.
+inline std::string to_shortest_narrow(const format& f, bits_t b) {
+  if (detail::is_nonfinite_bits(f, b)) return *detail::nonfinite_text(f, b);
+  return detail::to_shortest_small(f, detail::unpack(f, b));
+}
+}  // namespace detail
+
+/// Every digit of the exact value, positional: "0.0999755859375", "65504", "-0"; see the file comment.
+inline std::string to_exact_decimal(const format& f, bits_t b) { return detail::to_exact_decimal_of<true>(f, b); }
 
 /// The shortest text that parses back (nearest_even) to b, in std::to_chars' notation; see the
 /// file comment.
 inline std::string to_shortest(const format& f, bits_t b) {
+  if (f.precision <= 24) return detail::to_shortest_narrow(f, b);
   if (detail::is_nonfinite_bits(f, b)) return *detail::nonfinite_text(f, b);
   const detail::unpacked x = detail::unpack(f, b);
-  if (f.precision <= 24) return detail::to_shortest_small(f, x);
   char buf[64];  // sign, at most 17 + 5 digits and a point, or d.ddd...e+dddd
   char* out = buf;
   if (x.negative) *out++ = '-';
@@ -1194,7 +1218,7 @@ inline std::string to_shortest(const format& f, bits_t b) {
 /// style, in e's rounding direction; see the file comment.
 inline std::string to_fixed(const format& f, bits_t b, int digits_after_point, const env& e = {}) {
   if (auto t = detail::nonfinite_text(f, b)) return *t;
-  const long n = std::max(digits_after_point, 0);
+  const long n = detail::max_of(digits_after_point, 0);
   const detail::unpacked x = detail::unpack(f, b);
   std::string out = x.negative ? "-" : "";
   if (x.kind == detail::kind::zero) return out + detail::place_point(std::string(static_cast<std::size_t>(n) + 1, '0'), n);
@@ -1208,7 +1232,7 @@ inline std::string to_fixed(const format& f, bits_t b, int digits_after_point, c
 /// ("9.998e-02"), in e's rounding direction; see the file comment.
 inline std::string to_scientific(const format& f, bits_t b, int digits_after_point, const env& e = {}) {
   if (auto t = detail::nonfinite_text(f, b)) return *t;
-  const long n = std::max(digits_after_point, 0);
+  const long n = detail::max_of(digits_after_point, 0);
   const detail::unpacked x = detail::unpack(f, b);
   std::string out = x.negative ? "-" : "";
   std::string digits;
@@ -1257,8 +1281,16 @@ inline std::string to_hex(const format& f, bits_t b) {
 }
 
 // Typed forms.
-template <format F> std::string to_exact_decimal(fp<F> x) { return to_exact_decimal(F, x.bits()); }
-template <format F> std::string to_shortest(fp<F> x) { return to_shortest(F, x.bits()); }
+// The typed forms compile only the code their format needs: the 128-bit digits of
+// exact_digits_fit_u128 formats without the big integers, and for p <= 24 the short shortest
+// printing alone (same results: the run-time forms take these branches for such formats).
+template <format F> std::string to_exact_decimal(fp<F> x) {
+  return detail::to_exact_decimal_of<!detail::exact_digits_fit_u128(F)>(F, x.bits());
+}
+template <format F> std::string to_shortest(fp<F> x) {
+  if constexpr (F.precision <= 24) return detail::to_shortest_narrow(F, x.bits());
+  else return to_shortest(F, x.bits());
+}
 template <format F> std::string to_fixed(fp<F> x, int digits_after_point, const env& e = {}) {
   return to_fixed(F, x.bits(), digits_after_point, e);
 }

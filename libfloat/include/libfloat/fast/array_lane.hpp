@@ -16,7 +16,6 @@
 // the element's index, so results do not depend on vector width, chunking or threads.
 #pragma once
 
-#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <type_traits>
@@ -132,12 +131,12 @@ LIBFLOAT_INLINE constexpr lane_uint<In> narrow_lane(lane_uint<In> x, std::uint32
   //    quantum 2^(emin - fb), s_tiny bits above the input's last bit (> s0).
   const bool normal = a >= T;
   const U be = a >> fb_in;
-  const U be1 = std::max(be, U{1});
+  const U be1 = max_of(be, U{1});
   const U sig = (a & frac_in) | sel(be > 0, hidden_in, U{0});
   const U s_tiny = (be_min - be1) + s0;  // only used when !normal (then be1 < be_min)
   const U v = sel(normal, a, sig);
   const U st = sel(normal, s0, s_tiny);        // true shift
-  const U sh = std::min(st, U{W - 1});     // v < 2^(W-2): a shift >= W-1 discards everything, half > rem
+  const U sh = min_of(st, U{W - 1});     // v < 2^(W-2): a shift >= W-1 discards everything, half > rem
   // 3. decide
   const U kept = v >> sh;
   const U rem = v & ((U{1} << sh) - 1);
@@ -156,7 +155,7 @@ LIBFLOAT_INLINE constexpr lane_uint<In> narrow_lane(lane_uint<In> x, std::uint32
     // D = the first 32 discarded bits, zero-padded; up iff random < D.
     const bool left = st <= 32;
     const U lsh = sel(left, 32 - st, U{0});
-    const U rsh = std::min(sel(left, U{0}, st - 32), U{W - 1});  // v < 2^(W-2): a shift of W-1 leaves 0
+    const U rsh = min_of(sel(left, U{0}, st - 32), U{W - 1});  // v < 2^(W-2): a shift of W-1 leaves 0
     const auto d = static_cast<std::uint32_t>(sel(left, v << lsh, v >> rsh));
     enc += static_cast<U>(random < d);
   }

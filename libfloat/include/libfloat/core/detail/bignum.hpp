@@ -9,7 +9,6 @@
 // named formats (see the digit bound in decimal.hpp), so quadratic algorithms are the right ones.
 #pragma once
 
-#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -115,8 +114,8 @@ class bignum {
       limbs_.clear();
       return true;  // nonzero before, all of it shifted out
     }
-    bool lost = std::any_of(limbs_.begin(), limbs_.begin() + static_cast<std::ptrdiff_t>(words),
-                            [](std::uint32_t l) { return l != 0; });
+    bool lost = false;
+    for (std::size_t i = 0; i < words; ++i) lost |= limbs_[i] != 0;
     limbs_.erase(limbs_.begin(), limbs_.begin() + static_cast<std::ptrdiff_t>(words));
     if (bits != 0) {
       lost |= (limbs_[0] & ((std::uint32_t{1} << bits) - 1)) != 0;

@@ -62,7 +62,7 @@ constexpr named_id named_id_of(const format& f) {
     if constexpr (F == format{}) return name##_inline(f, LIBFLOAT_UNPAREN inner_args);            \
     else return name##_inline<F>(F, LIBFLOAT_UNPAREN inner_args);                                 \
   }                                                                                               \
-  template <format F>                                                                             \
+  template <format F, class Lazy = void>                                                          \
   LIBFLOAT_INLINE constexpr bits_t name##_mode(const format& f, LIBFLOAT_UNPAREN params) {         \
     if (std::is_constant_evaluated()) return name##_inline(f, LIBFLOAT_UNPAREN outer_args);      \
     switch (e_in.mode) {                                                                          \
@@ -76,16 +76,19 @@ constexpr named_id named_id_of(const format& f) {
     }                                                                                             \
     return name##_of<F, -1>(f, LIBFLOAT_UNPAREN outer_args);                                      \
   }                                                                                               \
+  /* A template, and its calls name Lazy, so that it and the 300 functions it reaches are */   \
+  /* instantiated only where called (core/arith.hpp, LIBFLOAT_RUNTIME_LAZY). */                    \
+  template <class Lazy = void>                                                                    \
   constexpr bits_t name##_named(const format& f, LIBFLOAT_UNPAREN params) {                        \
     if (std::is_constant_evaluated()) return name##_inline(f, LIBFLOAT_UNPAREN outer_args);      \
     switch (named_id_of(f)) {                                                                     \
-      case named_id::binary16: return name##_mode<lf::binary16>(f, LIBFLOAT_UNPAREN outer_args);  \
-      case named_id::bfloat16: return name##_mode<lf::bfloat16>(f, LIBFLOAT_UNPAREN outer_args);  \
-      case named_id::binary32: return name##_mode<lf::binary32>(f, LIBFLOAT_UNPAREN outer_args);  \
-      case named_id::binary64: return name##_mode<lf::binary64>(f, LIBFLOAT_UNPAREN outer_args);  \
-      case named_id::tfloat32: return name##_mode<lf::tfloat32>(f, LIBFLOAT_UNPAREN outer_args);  \
-      case named_id::e4m3: return name##_mode<lf::float8_e4m3fn>(f, LIBFLOAT_UNPAREN outer_args); \
-      case named_id::e5m2: return name##_mode<lf::float8_e5m2>(f, LIBFLOAT_UNPAREN outer_args);   \
+      case named_id::binary16: return name##_mode<lf::binary16, Lazy>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::bfloat16: return name##_mode<lf::bfloat16, Lazy>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::binary32: return name##_mode<lf::binary32, Lazy>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::binary64: return name##_mode<lf::binary64, Lazy>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::tfloat32: return name##_mode<lf::tfloat32, Lazy>(f, LIBFLOAT_UNPAREN outer_args);  \
+      case named_id::e4m3: return name##_mode<lf::float8_e4m3fn, Lazy>(f, LIBFLOAT_UNPAREN outer_args); \
+      case named_id::e5m2: return name##_mode<lf::float8_e5m2, Lazy>(f, LIBFLOAT_UNPAREN outer_args);   \
       case named_id::other: break;                                                                \
     }                                                                                             \
     return name##_of<format{}, -1>(f, LIBFLOAT_UNPAREN outer_args);                               \
