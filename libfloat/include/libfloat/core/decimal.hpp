@@ -1011,25 +1011,33 @@ inline std::string place_point(std::string digits, long m) {
 }
 
 /// c * 2^q (c > 0) in positional decimal with every digit. Wide = false: only for values whose
-/// digits fit in 128 bits (exact_digits_fit_u128 below), without the bignum code.
+/// digits fit in 128 bits (exact_digits_fit_u128 below); the bignum branches are then not compiled
+/// at all (if constexpr), at any optimisation level.
 template <bool Wide = true>
 std::string exact_digits(std::uint64_t c, long q) {
   const int tz = std::countr_zero(c);
   c >>= tz;
   q += tz;
   if (q >= 0) {
-    if (!Wide || std::bit_width(c) + q <= 127) return bignum::u128_to_decimal(u128{c} << q);
-    bignum b(c);
-    b.shl(q);
-    return b.to_decimal();
+    if constexpr (Wide) {
+      if (std::bit_width(c) + q > 127) {
+        bignum b(c);
+        b.shl(q);
+        return b.to_decimal();
+      }
+    }
+    return bignum::u128_to_decimal(u128{c} << q);
   }
   // c / 2^m = c * 5^m / 10^m: the digits of c * 5^m with the point m places from the right.
   const long m = -q;
-  if (!Wide || (m < 56 && std::bit_width(c) + bit_width(pow5_table[static_cast<std::size_t>(m)]) <= 128))
-    return place_point(bignum::u128_to_decimal(u128{c} * pow5_table[static_cast<std::size_t>(m)]), m);
-  bignum b(c);
-  b.mul_pow5(m);
-  return place_point(b.to_decimal(), m);
+  if constexpr (Wide) {
+    if (m >= 56 || std::bit_width(c) + bit_width(pow5_table[static_cast<std::size_t>(m)]) > 128) {
+      bignum b(c);
+      b.mul_pow5(m);
+      return place_point(b.to_decimal(), m);
+    }
+  }
+  return place_point(bignum::u128_to_decimal(u128{c} * pow5_table[static_cast<std::size_t>(m)]), m);
 }
 
 /// Whether every finite value of f takes exact_digits' 128-bit branches (so exact_digits<false>
