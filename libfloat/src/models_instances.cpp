@@ -3,8 +3,13 @@
 // encodings (models/accumulate.hpp) and behind the matrix-unit dot and gemm
 // (models/matrix_unit.hpp). The headers declare these instantiations extern under
 // LIBFLOAT_SEPARATE_RUNTIME; this file defines them, from the same code.
+// (LIBFLOAT_DEFINE_RUNTIME: models/detail/parallel.hpp's definitions too, instantiated below.)
+#define LIBFLOAT_DEFINE_RUNTIME 1
 #include <libfloat/models/accumulate.hpp>
 #include <libfloat/models/matrix_unit.hpp>
 
 LIBFLOAT_ACCUMULATE_INSTANCES()
 LIBFLOAT_MATRIX_UNIT_INSTANCES()
+
+template unsigned lf::detail::parallel_threads<void>(unsigned);
+template void lf::detail::parallel_for<void>(std::size_t, void (*)(void*, std::size_t), void*);

@@ -90,24 +90,23 @@
 //  the engine, which still runs for non-finite data and non-default floating-point environments.
 #pragma once
 
-#include <algorithm>
 #include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <libfloat/core/arith.hpp>
 #include <libfloat/fast/dot.hpp>
 #include <libfloat/models/detail/fits_in.hpp>
+#include <libfloat/models/detail/fp_range.hpp>
+#include <libfloat/models/detail/parallel.hpp>
 #include <libfloat/models/detail/span_get.hpp>
 #include <libfloat/core/format.hpp>
 #include <libfloat/core/fp.hpp>
@@ -481,7 +480,7 @@ template <class T>
 bits_t run_blocked(acc_context& ctx, const T& terms, std::size_t n, std::size_t block, bits_t init) {
   running_sum outer{init};
   for (std::size_t b0 = 0; b0 < n; b0 += block) {
-    const std::size_t b1 = b0 + std::min(block, n - b0);
+    const std::size_t b1 = b0 + min_of(block, n - b0);
     const bits_t beta = run_sequential(ctx, terms, b0, b1, /*init=+0*/ 0, b0);
     status st{};
     outer.add(ctx, one_value{beta}, 0, st);
@@ -505,7 +504,7 @@ bits_t run(acc_context& ctx, const T& terms, std::size_t n, bits_t init) {
     case summation_order::blocked: return run_blocked(ctx, terms, n, static_cast<std::size_t>(ctx.m.block_size), init);
     case summation_order::split_k: {
       const auto s = static_cast<std::size_t>(ctx.m.splits);
-      return run_blocked(ctx, terms, n, std::max<std::size_t>(1, (n + s - 1) / s), init);
+      return run_blocked(ctx, terms, n, max_of<std::size_t>(1, (n + s - 1) / s), init);
     }
   }
   return init;
@@ -587,25 +586,7 @@ value dot_impl(const accumulation& m, A a, B b, std::size_t n, const std::option
   return dot_impl_general(m, a, b, n, init, st, tr, stream);
 }
 
-template <class R>
-struct fp_range_format {
-  static constexpr bool is_fp = false;
-};
-template <format F>
-struct fp_range_format<fp<F>> {
-  static constexpr bool is_fp = true;
-  static constexpr format fmt = F;
-};
-
 }  // namespace detail
-
-/// A contiguous range of lf::fp<F> values (std::vector<lf::fp16>, std::span<const lf::bf16>, ...).
-template <class R>
-concept fp_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-                   detail::fp_range_format<std::remove_cv_t<std::ranges::range_value_t<R>>>::is_fp;
-
-template <fp_range R>
-inline constexpr format fp_range_format_v = detail::fp_range_format<std::remove_cv_t<std::ranges::range_value_t<R>>>::fmt;
 
 // ---- sum ------------------------------------------------------------------------------------
 
@@ -623,15 +604,15 @@ inline value sum(const accumulation& m, std::span<const bits_t> x, value init, s
 template <fp_range R>
 value sum(const accumulation& m, const R& x, status* st = nullptr, trace* tr = nullptr) {
   if (fp_range_format_v<R> != m.input) return detail::invalid_result(m, st, tr);
-  const auto* p = std::ranges::data(x);
-  return detail::sum_impl(m, [p](std::size_t i) -> bits_t { return p[i].bits(); }, std::ranges::size(x),
+  const auto* p = std::data(x);
+  return detail::sum_impl(m, [p](std::size_t i) -> bits_t { return p[i].bits(); }, std::size(x),
                           std::nullopt, st, tr);
 }
 template <fp_range R>
 value sum(const accumulation& m, const R& x, value init, status* st = nullptr, trace* tr = nullptr) {
   if (fp_range_format_v<R> != m.input) return detail::invalid_result(m, st, tr);
-  const auto* p = std::ranges::data(x);
-  return detail::sum_impl(m, [p](std::size_t i) -> bits_t { return p[i].bits(); }, std::ranges::size(x), init, st,
+  const auto* p = std::data(x);
+  return detail::sum_impl(m, [p](std::size_t i) -> bits_t { return p[i].bits(); }, std::size(x), init, st,
                           tr);
 }
 
@@ -653,22 +634,22 @@ inline value dot(const accumulation& m, std::span<const bits_t> a, std::span<con
 /// Typed: a and b are ranges of lf::fp<m.input>.
 template <fp_range RA, fp_range RB>
 value dot(const accumulation& m, const RA& a, const RB& b, status* st = nullptr, trace* tr = nullptr) {
-  if (fp_range_format_v<RA> != m.input || fp_range_format_v<RB> != m.input || std::ranges::size(a) != std::ranges::size(b))
+  if (fp_range_format_v<RA> != m.input || fp_range_format_v<RB> != m.input || std::size(a) != std::size(b))
     return detail::invalid_result(m, st, tr);
-  const auto* pa = std::ranges::data(a);
-  const auto* pb = std::ranges::data(b);
+  const auto* pa = std::data(a);
+  const auto* pb = std::data(b);
   return detail::dot_impl(m, [pa](std::size_t i) -> bits_t { return pa[i].bits(); },
-                          [pb](std::size_t i) -> bits_t { return pb[i].bits(); }, std::ranges::size(a), std::nullopt,
+                          [pb](std::size_t i) -> bits_t { return pb[i].bits(); }, std::size(a), std::nullopt,
                           st, tr);
 }
 template <fp_range RA, fp_range RB>
 value dot(const accumulation& m, const RA& a, const RB& b, value init, status* st = nullptr, trace* tr = nullptr) {
-  if (fp_range_format_v<RA> != m.input || fp_range_format_v<RB> != m.input || std::ranges::size(a) != std::ranges::size(b))
+  if (fp_range_format_v<RA> != m.input || fp_range_format_v<RB> != m.input || std::size(a) != std::size(b))
     return detail::invalid_result(m, st, tr);
-  const auto* pa = std::ranges::data(a);
-  const auto* pb = std::ranges::data(b);
+  const auto* pa = std::data(a);
+  const auto* pb = std::data(b);
   return detail::dot_impl(m, [pa](std::size_t i) -> bits_t { return pa[i].bits(); },
-                          [pb](std::size_t i) -> bits_t { return pb[i].bits(); }, std::ranges::size(a), init, st, tr);
+                          [pb](std::size_t i) -> bits_t { return pb[i].bits(); }, std::size(a), init, st, tr);
 }
 
 // ---- gemm -----------------------------------------------------------------------------------
@@ -701,24 +682,16 @@ template <class A, class B, class CR, class CW>
 void gemm_impl(const accumulation& m, std::size_t M, std::size_t N, std::size_t K, A a, B b, CR c_read, CW c_write,
                status* st, unsigned threads) {
   if (threads == 0) {
-    const std::size_t work = M * N * std::max<std::size_t>(K, 1);
-    threads = work < gemm_parallel_min_work ? 1u : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t work = M * N * max_of<std::size_t>(K, 1);
+    threads = work < gemm_parallel_min_work ? 1u : parallel_threads(0);
   }
-  const std::size_t T = std::max<std::size_t>(1, std::min<std::size_t>(threads, M));
+  const std::size_t T = max_of<std::size_t>(1, min_of<std::size_t>(threads, M));
   std::vector<status> flags(T, status::none);
-  std::vector<std::thread> workers;
   auto rows = [&](std::size_t t) {
     flags[t] = gemm_rows(m, N, K, a, b, c_read, c_write, t * M / T, (t + 1) * M / T);
   };
-  for (std::size_t t = 1; t < T; ++t) {
-    try {
-      workers.emplace_back(rows, t);
-    } catch (const std::system_error&) {
-      rows(t);  // no thread available: same rows, same result, on this thread
-    }
-  }
-  rows(0);
-  for (auto& w : workers) w.join();
+  parallel_for(
+      T, [](void* context, std::size_t t) { (*static_cast<decltype(rows)*>(context))(t); }, &rows);
   status all{};
   for (status s : flags) all |= s;
   report(st, all);
@@ -736,7 +709,7 @@ inline void gemm(const accumulation& m, std::size_t M, std::size_t N, std::size_
                  std::span<const bits_t> B, std::span<bits_t> C, status* st = nullptr, unsigned threads = 0) {
   if (m.invalid_reason() || A.size() != M * K || B.size() != K * N || C.size() != M * N) {
     const value nan = detail::invalid_result(m, st, nullptr);
-    std::fill(C.begin(), C.end(), nan.bits);
+    for (bits_t& x : C) x = nan.bits;
     return;
   }
   detail::gemm_impl(m, M, N, K, detail::span_get{A}, detail::span_get{B}, detail::span_get{C}, detail::span_set{C}, st,
@@ -748,18 +721,18 @@ template <fp_range RA, fp_range RB, class RC>
   requires fp_range<RC>
 void gemm(const accumulation& m, std::size_t M, std::size_t N, std::size_t K, const RA& A, const RB& B, RC&& C,
           status* st = nullptr, unsigned threads = 0) {
-  using CT = std::remove_cv_t<std::ranges::range_value_t<RC>>;
-  auto* pc = std::ranges::data(C);
-  const std::size_t nc = std::ranges::size(C);
+  using CT = detail::fp_range_value_t<RC>;
+  auto* pc = std::data(C);
+  const std::size_t nc = std::size(C);
   if (m.invalid_reason() || fp_range_format_v<RA> != m.input || fp_range_format_v<RB> != m.input ||
-      fp_range_format_v<RC> != m.accumulator || std::ranges::size(A) != M * K || std::ranges::size(B) != K * N ||
+      fp_range_format_v<RC> != m.accumulator || std::size(A) != M * K || std::size(B) != K * N ||
       nc != M * N) {
     const value nan = detail::invalid_result(m, st, nullptr);
     for (std::size_t i = 0; i < nc; ++i) pc[i] = CT::from_bits(static_cast<typename CT::storage_type>(nan.bits));
     return;
   }
-  const auto* pa = std::ranges::data(A);
-  const auto* pb = std::ranges::data(B);
+  const auto* pa = std::data(A);
+  const auto* pb = std::data(B);
   detail::gemm_impl(
       m, M, N, K, [pa](std::size_t i) -> bits_t { return pa[i].bits(); },
       [pb](std::size_t i) -> bits_t { return pb[i].bits(); }, [pc](std::size_t i) -> bits_t { return pc[i].bits(); },

@@ -93,7 +93,6 @@
 // copy of the accumulator, which can leave the inline range).
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <compare>
@@ -101,9 +100,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <ranges>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <libfloat/core/arith.hpp>
@@ -113,16 +112,14 @@
 #include <libfloat/core/fp.hpp>
 #include <libfloat/core/env.hpp>
 #include <libfloat/core/status.hpp>
+#include <libfloat/models/detail/fp_range.hpp>
 
 namespace lf {
 
 namespace detail {
-template <typename T>
-struct is_fp_value : std::false_type {};
-template <format F>
-struct is_fp_value<fp<F>> : std::true_type {};
+/// The ranges the exact sums and dot products take: lf::fp_range (models/detail/fp_range.hpp).
 template <typename R>
-concept exact_fp_range = std::ranges::contiguous_range<R> && is_fp_value<std::remove_cv_t<std::ranges::range_value_t<R>>>::value;
+concept exact_fp_range = fp_range<R>;
 
 // ---- the bucketed dot product loop (exact_accumulator::add_products_bucketed) -------------------
 
@@ -171,7 +168,7 @@ LIBFLOAT_INLINE bucket_flags bucket_loop(const fp<F>* a, const fp<G>* b, std::si
   alignas(64) std::uint32_t index[block];
   bucket_flags r{0, 0};
   for (std::size_t start = 0; start < n; start += block) {
-    const std::size_t m = std::min(block, n - start);
+    const std::size_t m = min_of(block, n - start);
     const fp<F>* const pa = a + start;
     const fp<G>* const pb = b + start;
     std::uint32_t any = 0, special = 0;
@@ -307,10 +304,10 @@ class exact_accumulator {
   template <format F, format G>
   exact_accumulator& add_products(std::span<const fp<F>> a, std::span<const fp<G>> b) {
     constexpr int lo = F.emin() - F.fraction_bits() + G.emin() - G.fraction_bits(), hi = F.emax() + G.emax() + 2;
-    const std::size_t n = std::min(a.size(), b.size());
+    const std::size_t n = detail::min_of(a.size(), b.size());
     if constexpr (bucketed<F, G>) {
       for (std::size_t start = 0; start < n; start += bucket_chunk)
-        add_products_bucketed<F, G>(a.data() + start, b.data() + start, std::min(n - start, bucket_chunk));
+        add_products_bucketed<F, G>(a.data() + start, b.data() + start, detail::min_of(n - start, bucket_chunk));
     } else if constexpr (hi - lo <= 96 && F.has_subnormals() && G.has_subnormals()) {  // (as add_range)
       fixed_sum fs{};
       for (std::size_t i = 0; i < n; ++i) {
@@ -692,12 +689,12 @@ class exact_accumulator {
   }
   [[gnu::noinline]] void grow(int lo, int hi) {
     auto floor64 = [](int v) { return v >= 0 ? v / 64 * 64 : -((-v + 63) / 64 * 64); };
-    const int new_lsb = std::min(lsb_, floor64(lo));
-    const int new_top = std::max(lsb_ + 64 * n_, -floor64(-(hi + 64)));
+    const int new_lsb = detail::min_of(lsb_, floor64(lo));
+    const int new_top = detail::max_of(lsb_ + 64 * n_, -floor64(-(hi + 64)));
     const int new_n = (new_top - new_lsb) / 64;
     std::vector<limb> b(static_cast<std::size_t>(new_n), negative() ? ~limb{0} : limb{0});
     const int at = (lsb_ - new_lsb) / 64;
-    std::copy(data(), data() + n_, b.begin() + at);
+    for (int k = 0; k < n_; ++k) b[static_cast<std::size_t>(at + k)] = data()[k];
     for (int k = 0; k < at; ++k) b[static_cast<std::size_t>(k)] = 0;  // below the old lsb: zeros
     heap_ = std::move(b);
     lsb_ = new_lsb;
@@ -850,9 +847,9 @@ inline std::partial_ordering compare(const exact_accumulator& a, const format& f
 /// The exact sum of the values of x.
 template <detail::exact_fp_range R>
 exact_accumulator exact_sum(const R& x) {
-  using T = std::remove_cv_t<std::ranges::range_value_t<R>>;
+  using T = detail::fp_range_value_t<R>;
   exact_accumulator acc;
-  acc.add_range(std::span<const T>(std::ranges::data(x), std::ranges::size(x)));
+  acc.add_range(std::span<const T>(std::data(x), std::size(x)));
   return acc;
 }
 
@@ -861,14 +858,14 @@ exact_accumulator exact_sum(const R& x) {
 template <detail::exact_fp_range R, detail::exact_fp_range S>
 exact_accumulator exact_dot(const R& a, const S& b) {
   exact_accumulator acc;
-  if (std::ranges::size(a) != std::ranges::size(b)) {
+  if (std::size(a) != std::size(b)) {
     acc.add_product(binary64, binary64.infinity_bits(), binary64, 0);  // 0 * inf: invalid, NaN
     return acc;
   }
-  using TA = std::remove_cv_t<std::ranges::range_value_t<R>>;
-  using TB = std::remove_cv_t<std::ranges::range_value_t<S>>;
-  acc.add_products(std::span<const TA>(std::ranges::data(a), std::ranges::size(a)),
-                   std::span<const TB>(std::ranges::data(b), std::ranges::size(b)));
+  using TA = detail::fp_range_value_t<R>;
+  using TB = detail::fp_range_value_t<S>;
+  acc.add_products(std::span<const TA>(std::data(a), std::size(a)),
+                   std::span<const TB>(std::data(b), std::size(b)));
   return acc;
 }
 
@@ -884,11 +881,11 @@ exact_accumulator exact_abs_sum(const R& x) {
 template <detail::exact_fp_range R, detail::exact_fp_range S>
 exact_accumulator exact_abs_dot(const R& a, const S& b) {
   exact_accumulator acc;
-  if (std::ranges::size(a) != std::ranges::size(b)) {
+  if (std::size(a) != std::size(b)) {
     acc.add_product(binary64, binary64.infinity_bits(), binary64, 0);
     return acc;
   }
-  auto ib = std::ranges::begin(b);
+  const auto* ib = std::data(b);
   for (const auto& v : a) acc.add_product(abs(v), abs(*ib++));
   return acc;
 }
@@ -926,7 +923,7 @@ inline error_measures measure_error(const format& f, bits_t computed, const exac
   m.absolute = std::bit_cast<double>(diff.round_abs_scaled(binary64, 0, rne, ignored));
   m.relative = exact_accumulator::quotient(diff, exact);
   // ulp(exact) = 2^(max(E, emin) - p + 1), 2^E <= |exact| < 2^(E+1); ulp(0) = 2^(emin - p + 1).
-  const int E = exact.is_zero() ? f.emin() : std::max(exact.ilogb(), f.emin());
+  const int E = exact.is_zero() ? f.emin() : detail::max_of(exact.ilogb(), f.emin());
   m.ulps = std::bit_cast<double>(diff.round_abs_scaled(binary64, E - f.precision + 1, rne, ignored));
   // n u M = n * 2^-p * M, formed exactly.
   const exact_accumulator& M = magnitude != nullptr ? *magnitude : exact;
