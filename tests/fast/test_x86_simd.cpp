@@ -180,6 +180,91 @@ constexpr std::array<unsigned, 4> csrs = {0x1F80u, 0x3F80u, 0x5F80u, 0x7F80u};
     SAME_FP("cvtps_ph RU", __m128i, _mm256_cvtps_ph(opaque(x), _MM_FROUND_TO_POS_INF), s::mm256_cvtps_ph<_MM_FROUND_TO_POS_INF>(opaque(sx)));
     SAME_FP("cvtps_ph RD", __m128i, _mm256_cvtps_ph(opaque(x), _MM_FROUND_TO_NEG_INF), s::mm256_cvtps_ph<_MM_FROUND_TO_NEG_INF>(opaque(sx)));
     SAME_FP("cvtph_ps", __m256, _mm256_cvtph_ps(opaque(_mm256_castsi256_si128(a))), s::mm256_cvtph_ps(opaque(s::mm256_castsi256_si128(sa))));
+    // The matrix-unit kernels' operations (fast/matrix_block.hpp, fast/late_dot.hpp, fast/exact_block_dot.hpp).
+    const long long i64 = static_cast<long long>(src.lane()) << 32 | src.lane();
+    const __m128i a128 = _mm256_castsi256_si128(a), b128 = _mm256_castsi256_si128(b);
+    const s::m128i sa128 = s::mm256_castsi256_si128(sa), sb128 = s::mm256_castsi256_si128(sb);
+    const __m256d xd = _mm256_castsi256_pd(a), yd = _mm256_castsi256_pd(b);
+    const s::m256d sxd = (s::m256d)sa, syd = (s::m256d)sb;
+    SAME("set1_epi64x", _mm256_set1_epi64x(i64), s::mm256_set1_epi64x(i64));
+    SAME("setr_epi64x", _mm256_setr_epi64x(i64, 1, -2, i32), s::mm256_setr_epi64x(i64, 1, -2, i32));
+    SAME("setr_epi8", _mm256_setr_epi8(0, 1, 8, 9, -1, -1, 2, 3, 4, 5, 6, 7, 10, 11, 12, static_cast<char>(i32), -128, 127, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 31),
+         s::mm256_setr_epi8(0, 1, 8, 9, -1, -1, 2, 3, 4, 5, 6, 7, 10, 11, 12, static_cast<char>(i32), -128, 127, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 31));
+    SAME("set_m128i", _mm256_set_m128i(a128, b128), s::mm256_set_m128i(sa128, sb128));
+    SAME("cvtsi256_si32", _mm256_cvtsi256_si32(a), s::mm256_cvtsi256_si32(sa));
+    SAME("extract_epi32<0>", _mm256_extract_epi32(a, 0), s::mm256_extract_epi32<0>(sa));
+    SAME("extract_epi32<3>", _mm256_extract_epi32(a, 3), s::mm256_extract_epi32<3>(sa));
+    SAME("extract_epi32<4>", _mm256_extract_epi32(a, 4), s::mm256_extract_epi32<4>(sa));
+    SAME("extract_epi32<7>", _mm256_extract_epi32(a, 7), s::mm256_extract_epi32<7>(sa));
+    SAME("add_epi64", _mm256_add_epi64(a, b), s::mm256_add_epi64(sa, sb));
+    SAME("sub_epi64", _mm256_sub_epi64(a, b), s::mm256_sub_epi64(sa, sb));
+    SAME("mul_epu32", _mm256_mul_epu32(a, b), s::mm256_mul_epu32(sa, sb));
+    SAME("cmpeq_epi16", _mm256_cmpeq_epi16(a, b), s::mm256_cmpeq_epi16(sa, sb));
+    SAME("cmpeq_epi16 (equal lanes)", _mm256_cmpeq_epi16(a, _mm256_blendv_epi8(a, b, m)), s::mm256_cmpeq_epi16(sa, s::mm256_blendv_epi8(sa, sb, sm)));
+    SAME("cmpeq_epi64", _mm256_cmpeq_epi64(a, b), s::mm256_cmpeq_epi64(sa, sb));
+    SAME("cmpeq_epi64 (equal lanes)", _mm256_cmpeq_epi64(a, _mm256_blend_epi32(a, b, 0x0C)), s::mm256_cmpeq_epi64(sa, s::mm256_blend_epi32<0x0C>(sa, sb)));
+    SAME("cmpgt_epi64", _mm256_cmpgt_epi64(a, b), s::mm256_cmpgt_epi64(sa, sb));
+    SAME("mm_cmpgt_epi64", _mm_cmpgt_epi64(a128, b128), s::mm_cmpgt_epi64(sa128, sb128));
+    SAME("max_epi16", _mm256_max_epi16(a, b), s::mm256_max_epi16(sa, sb));
+    SAME("max_epi32", _mm256_max_epi32(a, b), s::mm256_max_epi32(sa, sb));
+    SAME("blend_epi32<0xAA>", _mm256_blend_epi32(a, b, 0xAA), s::mm256_blend_epi32<0xAA>(sa, sb));
+    SAME("blend_epi32<0xF0>", _mm256_blend_epi32(a, b, 0xF0), s::mm256_blend_epi32<0xF0>(sa, sb));
+    SAME("shuffle_epi32<0x4E>", _mm256_shuffle_epi32(a, 0x4E), s::mm256_shuffle_epi32<0x4E>(sa));
+    SAME("shuffle_epi32<0xB1>", _mm256_shuffle_epi32(a, 0xB1), s::mm256_shuffle_epi32<0xB1>(sa));
+    SAME("shuffle_epi8", _mm256_shuffle_epi8(a, b), s::mm256_shuffle_epi8(sa, sb));
+    SAME("permutevar8x32_epi32", _mm256_permutevar8x32_epi32(a, b), s::mm256_permutevar8x32_epi32(sa, sb));
+    for (int n : {0, 1, 7, 15, 16, 31, 32, 63, 64, 200}) {
+      SAME("srli_epi16", _mm256_srli_epi16(a, n), s::mm256_srli_epi16(sa, opaque(n)));
+      SAME("srli_epi64", _mm256_srli_epi64(a, n), s::mm256_srli_epi64(sa, opaque(n)));
+      SAME("sll_epi32", _mm256_sll_epi32(a, _mm_cvtsi32_si128(n)), s::mm256_sll_epi32(sa, opaque(_mm_cvtsi32_si128(n))));
+      SAME("sll_epi64", _mm256_sll_epi64(a, _mm_cvtsi32_si128(n)), s::mm256_sll_epi64(sa, opaque(_mm_cvtsi32_si128(n))));
+    }
+    {
+      // per-lane counts, in and beyond the lane widths
+      const __m256i c32 = _mm256_and_si256(b, _mm256_set1_epi32(63)), c64 = _mm256_and_si256(b, _mm256_set1_epi64x(127));
+      const s::m256i sc32 = (s::m256i)c32, sc64 = (s::m256i)c64;
+      SAME("sllv_epi32", _mm256_sllv_epi32(a, c32), s::mm256_sllv_epi32(sa, sc32));
+      SAME("srlv_epi32", _mm256_srlv_epi32(a, c32), s::mm256_srlv_epi32(sa, sc32));
+      SAME("sllv_epi64", _mm256_sllv_epi64(a, c64), s::mm256_sllv_epi64(sa, sc64));
+      SAME("srlv_epi64", _mm256_srlv_epi64(a, c64), s::mm256_srlv_epi64(sa, sc64));
+    }
+    SAME("cvtepu8_epi32", _mm256_cvtepu8_epi32(a128), s::mm256_cvtepu8_epi32(sa128));
+    SAME("cvtepu8_epi64", _mm256_cvtepu8_epi64(a128), s::mm256_cvtepu8_epi64(sa128));
+    SAME("cvtepu16_epi32", _mm256_cvtepu16_epi32(a128), s::mm256_cvtepu16_epi32(sa128));
+    SAME("cvtepu16_epi64", _mm256_cvtepu16_epi64(a128), s::mm256_cvtepu16_epi64(sa128));
+    SAME("cvtepu32_epi64", _mm256_cvtepu32_epi64(a128), s::mm256_cvtepu32_epi64(sa128));
+    SAME("setzero_pd", _mm256_setzero_pd(), s::mm256_setzero_pd());
+    SAME("set1_pd", _mm256_set1_pd(xd[2]), s::mm256_set1_pd(sxd[2]));
+    SAME("or_pd", _mm256_or_pd(xd, yd), s::mm256_or_pd(sxd, syd));
+    SAME("castpd_si256", _mm256_castpd_si256(xd), s::mm256_castpd_si256(sxd));
+    SAME("castps_pd", _mm256_castps_pd(x), s::mm256_castps_pd(sx));
+    SAME("zextpd128_pd256", _mm256_zextpd128_pd256(_mm256_castpd256_pd128(xd)), s::mm256_zextpd128_pd256(s::mm256_castpd256_pd128(sxd)));
+    SAME("castpd256_pd128", _mm256_castpd256_pd128(xd), s::mm256_castpd256_pd128(sxd));
+    SAME("castps256_ps128", _mm256_castps256_ps128(x), s::mm256_castps256_ps128(sx));
+    SAME("extractf128_pd<0>", _mm256_extractf128_pd(xd, 0), s::mm256_extractf128_pd<0>(sxd));
+    SAME("extractf128_pd<1>", _mm256_extractf128_pd(xd, 1), s::mm256_extractf128_pd<1>(sxd));
+    SAME("extractf128_ps<0>", _mm256_extractf128_ps(x, 0), s::mm256_extractf128_ps<0>(sx));
+    SAME("extractf128_ps<1>", _mm256_extractf128_ps(x, 1), s::mm256_extractf128_ps<1>(sx));
+    SAME_FP("add_pd", __m256d, _mm256_add_pd(opaque(xd), yd), s::mm256_add_pd(opaque(sxd), syd));
+    SAME_FP("mul_pd", __m256d, _mm256_mul_pd(opaque(xd), yd), s::mm256_mul_pd(opaque(sxd), syd));
+    SAME_FP("hadd_pd", __m256d, _mm256_hadd_pd(opaque(xd), yd), s::mm256_hadd_pd(opaque(sxd), syd));
+    SAME_FP("cmp_pd NEQ_UQ", __m256d, _mm256_cmp_pd(opaque(xd), yd, _CMP_NEQ_UQ), s::mm256_cmp_pd<s::cmp_neq_uq>(opaque(sxd), syd));
+    SAME_FP("cmp_pd NEQ_UQ (x, x)", __m256d, _mm256_cmp_pd(opaque(xd), xd, _CMP_NEQ_UQ), s::mm256_cmp_pd<s::cmp_neq_uq>(opaque(sxd), sxd));
+    SAME_FP("cmp_ps NEQ_UQ", __m256, _mm256_cmp_ps(opaque(x), y, _CMP_NEQ_UQ), s::mm256_cmp_ps<s::cmp_neq_uq>(opaque(sx), sy));
+    SAME_FP("round_ps RZ", __m256, _mm256_round_ps(opaque(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
+            s::mm256_round_ps<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(opaque(sx)));
+    SAME_FP("round_ps RD", __m256, _mm256_round_ps(opaque(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+            s::mm256_round_ps<_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC>(opaque(sx)));
+    SAME_FP("round_pd RZ", __m256d, _mm256_round_pd(opaque(xd), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
+            s::mm256_round_pd<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(opaque(sxd)));
+    SAME_FP("round_pd RD", __m256d, _mm256_round_pd(opaque(xd), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+            s::mm256_round_pd<_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC>(opaque(sxd)));
+    SAME_FP("cvtepi32_ps", __m256, _mm256_cvtepi32_ps(opaque(a)), s::mm256_cvtepi32_ps(opaque(sa)));
+    SAME_FP("cvtps_pd", __m256d, _mm256_cvtps_pd(opaque(_mm256_castps256_ps128(x))), s::mm256_cvtps_pd(opaque(s::mm256_castps256_ps128(sx))));
+    {
+      const __m128d p = _mm256_castpd256_pd128(xd), q = _mm256_castpd256_pd128(yd), r = _mm256_extractf128_pd(xd, 1);
+      SAME_FP("mm_fmadd_sd", __m128d, _mm_fmadd_sd(opaque(p), q, r), s::mm_fmadd_sd(opaque(p), q, r));
+    }
   }
 }
 

@@ -267,56 +267,57 @@ LIBFLOAT_EXACT_BLOCK_TARGET binade_chain exact_block_groups_avx2(const matrix_un
       return static_cast<std::uint32_t>(block_fma_general(mu, oa, ob, first, N, cb, general));
     });
   };
-  const __m256i emask = _mm256_set1_epi16((1 << (15 - fb)) - 1), one = _mm256_set1_epi16(1);
-  const __m256i magnitude = _mm256_set1_epi16(0x7FFF);
+  const simd::m256i emask = simd::mm256_set1_epi16((1 << (15 - fb)) - 1), one = simd::mm256_set1_epi16(1);
+  const simd::m256i magnitude = simd::mm256_set1_epi16(0x7FFF);
   std::size_t s = 0;
   for (; s + 8 <= n; s += 8) {
     // (6a) the 8 a's and b's side by side in 16-bit lanes: exponent fields (all ones: a special
     // operand), the alignment exponents E + 2 bias = max(E_a, 1) + max(E_b, 1) of the nonzero
     // products, their largest and smallest (vphminposuw, on the complements for the largest)
     const __m128i x16 = late_load8<true>(a, s, 8, n), y16 = late_load8<true>(b, s, 8, n);
-    const __m256i xy = _mm256_set_m128i(y16, x16);
-    const __m256i E = _mm256_and_si256(_mm256_srli_epi16(xy, fb), emask);
-    const __m256i bad = _mm256_cmpeq_epi16(E, emask);
-    const __m256i ex = _mm256_max_epi16(E, one);
-    const __m256i zero = _mm256_cmpeq_epi16(_mm256_and_si256(xy, magnitude), _mm256_setzero_si256());
-    const __m128i align = _mm_add_epi16(_mm256_castsi256_si128(ex), _mm256_extracti128_si256(ex, 1));
-    const __m128i zp = _mm_or_si128(_mm256_castsi256_si128(zero), _mm256_extracti128_si256(zero, 1));
+    const simd::m256i xy = simd::mm256_set_m128i(y16, x16);
+    const simd::m256i E = simd::mm256_and_si256(simd::mm256_srli_epi16(xy, fb), emask);
+    const simd::m256i bad = simd::mm256_cmpeq_epi16(E, emask);
+    const simd::m256i ex = simd::mm256_max_epi16(E, one);
+    const simd::m256i zero = simd::mm256_cmpeq_epi16(simd::mm256_and_si256(xy, magnitude), simd::mm256_setzero_si256());
+    const __m128i align = _mm_add_epi16(simd::mm256_castsi256_si128(ex), simd::mm256_extracti128_si256<1>(ex));
+    const __m128i zp = _mm_or_si128(simd::mm256_castsi256_si128(zero), simd::mm256_extracti128_si256<1>(zero));
     const __m128i hi = _mm_andnot_si128(zp, align), lo = _mm_or_si128(zp, align);  // zero products: 0, 0xFFFF
     const int top = 0xFFFF ^ (_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(hi, _mm_set1_epi32(-1)))) & 0xFFFF);
     const int bottom = _mm_cvtsi128_si32(_mm_minpos_epu16(lo)) & 0xFFFF;
     // A special operand, or a group wider than a block may be (each block's own span decides
     // there): block by block
-    if (!_mm256_testz_si256(bad, bad) || (top != 0 && top - bottom > span)) [[unlikely]] {
+    if (!simd::mm256_testz_si256(bad, bad) || (top != 0 && top - bottom > span)) [[unlikely]] {
       for (std::size_t k = 0; k < 8; k += N) exact_block_step<F, N>(mu, oa, ob, s + k, N, span, ch, general);
       continue;
     }
     // (6b) the products, exact in binary64: d0 = 0..3, d1 = 4..7
-    __m256d d0, d1;
+    simd::m256d d0, d1;
     if constexpr (half) {
-      const __m256 pf = _mm256_mul_ps(_mm256_cvtph_ps(x16), _mm256_cvtph_ps(y16));  // exact in binary32
-      d0 = _mm256_cvtps_pd(_mm256_castps256_ps128(pf));
-      d1 = _mm256_cvtps_pd(_mm256_extractf128_ps(pf, 1));
+      const simd::m256 pf =
+          simd::mm256_mul_ps(simd::mm256_cvtph_ps(x16), simd::mm256_cvtph_ps(y16));  // exact in binary32
+      d0 = simd::mm256_cvtps_pd(simd::mm256_castps256_ps128(pf));
+      d1 = simd::mm256_cvtps_pd(simd::mm256_extractf128_ps<1>(pf));
     } else {  // bfloat16 -> binary32: the encoding in the upper half of a 32-bit lane
       const __m128i z = _mm_setzero_si128();
-      d0 = _mm256_mul_pd(_mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, x16))),
-                         _mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, y16))));
-      d1 = _mm256_mul_pd(_mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, x16))),
-                         _mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, y16))));
+      d0 = simd::mm256_mul_pd(simd::mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, x16))),
+                              simd::mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, y16))));
+      d1 = simd::mm256_mul_pd(simd::mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, x16))),
+                              simd::mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, y16))));
     }
     // (6c) the blocks' sums (exact), then the chain, block after block
     if constexpr (N == 1) {
       for (std::size_t k = 0; k < 8; k += 4) {
-        const __m256d d = k == 0 ? d0 : d1;
-        const __m128d l = _mm256_castpd256_pd128(d), h = _mm256_extractf128_pd(d, 1);
+        const simd::m256d d = k == 0 ? d0 : d1;
+        const __m128d l = simd::mm256_castpd256_pd128(d), h = simd::mm256_extractf128_pd<1>(d);
         add(s + k, l);
         add(s + k + 1, _mm_unpackhi_pd(l, l));
         add(s + k + 2, h);
         add(s + k + 3, _mm_unpackhi_pd(h, h));
       }
     } else {
-      const __m256d h = _mm256_hadd_pd(d0, d1);  // p0+p1, p4+p5, p2+p3, p6+p7
-      const __m128d l2 = _mm256_castpd256_pd128(h), h2 = _mm256_extractf128_pd(h, 1);
+      const simd::m256d h = simd::mm256_hadd_pd(d0, d1);  // p0+p1, p4+p5, p2+p3, p6+p7
+      const __m128d l2 = simd::mm256_castpd256_pd128(h), h2 = simd::mm256_extractf128_pd<1>(h);
       if constexpr (N == 2) {
         add(s, l2);
         add(s + 2, h2);

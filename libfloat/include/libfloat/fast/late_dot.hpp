@@ -110,7 +110,7 @@
 
 #if defined(LIBFLOAT_DOT_FAST_X86) && defined(LIBFLOAT_ARRAY_X86)
 #define LIBFLOAT_LATE_AVX2 1
-#include <immintrin.h>
+#include <libfloat/fast/x86_simd.hpp>  // (not <immintrin.h>: compile time, see that file)
 #endif
 
 namespace lf::detail {
@@ -284,15 +284,17 @@ template <bool WHOLE, class G>
       } else if constexpr (sizeof(elem) == 8) {
         // Per 128-bit half, the low 2 bytes of each 64-bit lane: the first vector's to bytes 0-3,
         // the second's to bytes 4-7; then the halves' dwords in order 0, 4, 1, 5.
-        const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-        const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4));
-        const __m256i s0 = _mm256_setr_epi8(0, 1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 8, 9,
-                                            -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-        const __m256i s1 = _mm256_setr_epi8(-1, -1, -1, -1, 0, 1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                            -1, 0, 1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1);
-        const __m256i both = _mm256_or_si256(_mm256_shuffle_epi8(x0, s0), _mm256_shuffle_epi8(x1, s1));
-        const __m256i order = _mm256_permutevar8x32_epi32(both, _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
-        return _mm_and_si128(_mm256_castsi256_si128(order), keep);
+        const simd::m256i x0 = simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(p));
+        const simd::m256i x1 = simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(p + 4));
+        const simd::m256i s0 = simd::mm256_setr_epi8(0, 1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1,
+                                                     8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+        const simd::m256i s1 = simd::mm256_setr_epi8(-1, -1, -1, -1, 0, 1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                     -1, -1, 0, 1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1);
+        const simd::m256i both =
+            simd::mm256_or_si256(simd::mm256_shuffle_epi8(x0, s0), simd::mm256_shuffle_epi8(x1, s1));
+        const simd::m256i order =
+            simd::mm256_permutevar8x32_epi32(both, simd::mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
+        return _mm_and_si128(simd::mm256_castsi256_si128(order), keep);
       }
     }
   }
@@ -325,7 +327,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
 [[gnu::always_inline]] LIBFLOAT_LATE_TARGET inline bool late_avx2_block(const A& a, const B& b, std::size_t s,
                                                                         std::size_t len, std::size_t n, int Fa, int X,
                                                                         int drop, bool halves, binade_chain& ch,
-                                                                        __m256d& dropv) {
+                                                                        simd::m256d& dropv) {
   constexpr bool half = F == binary16, fp8 = F.bits() == 8;
   constexpr int fb = F.fraction_bits(), bias = F.bias();
   // (file comment, 6a) a's and b's 8 encodings side by side in 16-bit lanes: the exponent fields
@@ -333,12 +335,12 @@ template <format F, int NV, bool WHOLE, class A, class B>
   // and a zero product's alignment exponent 0 (below every real one, which is at least 2); the
   // largest by vphminposuw on the complements (for odd/even halves, of each half's lanes: file
   // comment, 8).
-  const __m256i emask = _mm256_set1_epi16((1 << F.exponent_bits) - 1), one = _mm256_set1_epi16(1);
-  const __m256i magnitude = _mm256_set1_epi16(static_cast<short>((1 << (F.bits() - 1)) - 1));
+  const simd::m256i emask = simd::mm256_set1_epi16((1 << F.exponent_bits) - 1), one = simd::mm256_set1_epi16(1);
+  const simd::m256i magnitude = simd::mm256_set1_epi16(static_cast<short>((1 << (F.bits() - 1)) - 1));
   __m128i vmax = _mm_setzero_si128();
-  __m256i bad = _mm256_setzero_si256();
-  [[maybe_unused]] __m256 pf[NV];       // binary16: the products in binary32 (exact: file comment, 6b)
-  [[maybe_unused]] __m256d pd[2 * NV];  // bfloat16: in binary64 (exact)
+  simd::m256i bad = simd::mm256_setzero_si256();
+  [[maybe_unused]] simd::m256 pf[NV];       // binary16: the products in binary32 (exact: file comment, 6b)
+  [[maybe_unused]] simd::m256d pd[2 * NV];  // bfloat16: in binary64 (exact)
   [[maybe_unused]] __m128i pi[NV];      // FP8: the significands' products (< 2^8), 16-bit lanes
   [[maybe_unused]] __m128i al[NV];      // FP8: the alignment exponents plus 2 bias (0: a zero product),
                                         // plus 256 where the product is negative
@@ -352,33 +354,35 @@ template <format F, int NV, bool WHOLE, class A, class B>
       if constexpr (!late_reads_bytes<A>()) x16 = _mm_and_si128(x16, _mm_set1_epi16(0xFF));
       if constexpr (!late_reads_bytes<B>()) y16 = _mm_and_si128(y16, _mm_set1_epi16(0xFF));
     }
-    const __m256i xy = _mm256_set_m128i(y16, x16);
-    const __m256i E = _mm256_and_si256(_mm256_srli_epi16(xy, fb), emask);
+    const simd::m256i xy = simd::mm256_set_m128i(y16, x16);
+    const simd::m256i E = simd::mm256_and_si256(simd::mm256_srli_epi16(xy, fb), emask);
     if constexpr (F.kind == nonfinite::fnuz)
-      bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(xy, _mm256_set1_epi16(static_cast<short>(F.sign_mask()))));
+      bad = simd::mm256_or_si256(
+          bad, simd::mm256_cmpeq_epi16(xy, simd::mm256_set1_epi16(static_cast<short>(F.sign_mask()))));
     else
-      bad = _mm256_or_si256(bad, _mm256_cmpeq_epi16(E, emask));
-    const __m256i ex = _mm256_max_epi16(E, one);
-    const __m256i zero = _mm256_cmpeq_epi16(_mm256_and_si256(xy, magnitude), _mm256_setzero_si256());
-    const __m128i align = _mm_add_epi16(_mm256_castsi256_si128(ex), _mm256_extracti128_si256(ex, 1));
-    const __m128i zp = _mm_or_si128(_mm256_castsi256_si128(zero), _mm256_extracti128_si256(zero, 1));
+      bad = simd::mm256_or_si256(bad, simd::mm256_cmpeq_epi16(E, emask));
+    const simd::m256i ex = simd::mm256_max_epi16(E, one);
+    const simd::m256i zero = simd::mm256_cmpeq_epi16(simd::mm256_and_si256(xy, magnitude), simd::mm256_setzero_si256());
+    const __m128i align = _mm_add_epi16(simd::mm256_castsi256_si128(ex), simd::mm256_extracti128_si256<1>(ex));
+    const __m128i zp = _mm_or_si128(simd::mm256_castsi256_si128(zero), simd::mm256_extracti128_si256<1>(zero));
     vmax = _mm_max_epu16(vmax, _mm_andnot_si128(zp, align));
     if constexpr (fp8) {  // significand = fraction | hidden bit (E != 0); their product is exact
-      const __m256i sig = _mm256_or_si256(
-          _mm256_and_si256(xy, _mm256_set1_epi16((1 << fb) - 1)),
-          _mm256_andnot_si256(_mm256_cmpeq_epi16(E, _mm256_setzero_si256()), _mm256_set1_epi16(1 << fb)));
-      pi[v] = _mm_mullo_epi16(_mm256_castsi256_si128(sig), _mm256_extracti128_si256(sig, 1));
+      const simd::m256i sig =
+          simd::mm256_or_si256(simd::mm256_and_si256(xy, simd::mm256_set1_epi16((1 << fb) - 1)),
+                               simd::mm256_andnot_si256(simd::mm256_cmpeq_epi16(E, simd::mm256_setzero_si256()),
+                                                        simd::mm256_set1_epi16(1 << fb)));
+      pi[v] = _mm_mullo_epi16(simd::mm256_castsi256_si128(sig), simd::mm256_extracti128_si256<1>(sig));
       // the product's sign (bit 7 of a_i ^ b_i) moved to bit 8, above the alignment exponent
       const __m128i sgn = _mm_slli_epi16(_mm_and_si128(_mm_xor_si128(x16, y16), _mm_set1_epi16(0x80)), 1);
       al[v] = _mm_or_si128(_mm_andnot_si128(zp, align), sgn);
     } else if constexpr (half) {
-      pf[v] = _mm256_mul_ps(_mm256_cvtph_ps(x16), _mm256_cvtph_ps(y16));
+      pf[v] = simd::mm256_mul_ps(simd::mm256_cvtph_ps(x16), simd::mm256_cvtph_ps(y16));
     } else {  // bfloat16 -> binary32: the encoding in the upper half of a 32-bit lane
       const __m128i z = _mm_setzero_si128();
-      pd[2 * v] = _mm256_mul_pd(_mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, x16))),
-                                _mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, y16))));
-      pd[2 * v + 1] = _mm256_mul_pd(_mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, x16))),
-                                    _mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, y16))));
+      pd[2 * v] = simd::mm256_mul_pd(simd::mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, x16))),
+                                     simd::mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(z, y16))));
+      pd[2 * v + 1] = simd::mm256_mul_pd(simd::mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, x16))),
+                                         simd::mm256_cvtps_pd(_mm_castsi128_ps(_mm_unpackhi_epi16(z, y16))));
     }
   }
   auto largest = [](__m128i v) __attribute__((always_inline, target("avx2,f16c,fma"))) {
@@ -392,10 +396,10 @@ template <format F, int NV, bool WHOLE, class A, class B>
   const int Mb = fp8 && halves ? (Me > Mo ? Me : Mo) : largest(vmax);
   const bool any = Mb != 0;
   const int M = Mb - 2 * bias;  // (file comment, 2: e_a + e_b)
-  if (!_mm256_testz_si256(bad, bad) || M >= 126) return false;
+  if (!simd::mm256_testz_si256(bad, bad) || M >= 126) return false;
   // (6b) the terms cut toward zero onto 2^(M - F): t = p 2^(F - M) exactly, truncated (no flag),
   // summed in binary64 (integers below 2^35: exact)
-  __m256d acc = _mm256_setzero_pd();  // +0: the lanes' sums are never -0
+  simd::m256d acc = simd::mm256_setzero_pd();  // +0: the lanes' sums are never -0
   [[maybe_unused]] __m128d Sd;
   if constexpr (fp8) {
     // Each lane onto its half's grid 2^(M_h - F) (one grid, M_h = M, without halves; a half with no
@@ -405,49 +409,50 @@ template <format F, int NV, bool WHOLE, class A, class B>
     // (256 in al) carries into bit 31.
     const int Mbe = Me != 0 ? Me : Mb, Mbo = Mo != 0 ? Mo : Mb;
     // (per lane, the exponent field of 2^(F - 2 fb - M_h) plus 2 bias: k0 - M_h)
-    const __m256i kk = _mm256_sub_epi32(_mm256_set1_epi32(127 - 2 * fb + Fa),
-                                        _mm256_blend_epi32(_mm256_set1_epi32(Mbe), _mm256_set1_epi32(Mbo), 0xAA));
+    const simd::m256i kk =
+        simd::mm256_sub_epi32(simd::mm256_set1_epi32(127 - 2 * fb + Fa),
+                              simd::mm256_blend_epi32<0xAA>(simd::mm256_set1_epi32(Mbe), simd::mm256_set1_epi32(Mbo)));
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      const __m256i e32 = _mm256_add_epi32(_mm256_cvtepu16_epi32(al[v]), kk);
-      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(pi[v])),
-                                     _mm256_castsi256_ps(_mm256_slli_epi32(e32, 23)));
-      const __m256 k = _mm256_round_ps(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-      dropv = _mm256_or_pd(dropv, _mm256_castps_pd(_mm256_cmp_ps(k, t, _CMP_NEQ_UQ)));
-      acc = _mm256_add_pd(acc, _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(k)),
-                                             _mm256_cvtps_pd(_mm256_extractf128_ps(k, 1))));
+      const simd::m256i e32 = simd::mm256_add_epi32(simd::mm256_cvtepu16_epi32(al[v]), kk);
+      const simd::m256 t = simd::mm256_mul_ps(simd::mm256_cvtepi32_ps(simd::mm256_cvtepu16_epi32(pi[v])),
+                                              simd::mm256_castsi256_ps(simd::mm256_slli_epi32(e32, 23)));
+      const simd::m256 k = simd::mm256_round_ps<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(t);
+      dropv = simd::mm256_or_pd(dropv, simd::mm256_castps_pd(simd::mm256_cmp_ps<simd::cmp_neq_uq>(k, t)));
+      acc = simd::mm256_add_pd(acc, simd::mm256_add_pd(simd::mm256_cvtps_pd(simd::mm256_castps256_ps128(k)),
+                                                       simd::mm256_cvtps_pd(simd::mm256_extractf128_ps<1>(k))));
     }
     // acc's lanes: positions 0, 1, 2, 3 mod 4 (even, odd, even, odd). Each half's sum is an integer
     // below 2^35; the one with the smaller exponent floored onto the other's grid (exact in binary64,
     // lost bits noted), then the two added (exact).
-    const __m128d lo = _mm256_castpd256_pd128(acc), hi = _mm256_extractf128_pd(acc, 1);
+    const __m128d lo = simd::mm256_castpd256_pd128(acc), hi = simd::mm256_extractf128_pd<1>(acc);
     const __m128d eo = _mm_add_pd(lo, hi);  // (even sum, odd sum)
     const __m128d sh = _mm_mul_pd(eo, _mm_setr_pd(late_pow2(Mbe - Mb), late_pow2(Mbo - Mb)));
     const __m128d fl = _mm_round_pd(sh, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    dropv = _mm256_or_pd(dropv, _mm256_castpd128_pd256(_mm_cmpneq_pd(fl, sh)));
+    dropv = simd::mm256_or_pd(dropv, simd::mm256_zextpd128_pd256(_mm_cmpneq_pd(fl, sh)));
     Sd = _mm_add_sd(fl, _mm_unpackhi_pd(fl, fl));
   } else if constexpr (half) {
-    const __m256 up = _mm256_set1_ps(std::bit_cast<float>(static_cast<std::uint32_t>(Fa - M + 127) << 23));
+    const simd::m256 up = simd::mm256_set1_ps(std::bit_cast<float>(static_cast<std::uint32_t>(Fa - M + 127) << 23));
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      const __m256 t = _mm256_mul_ps(pf[v], up);
-      const __m256 k = _mm256_round_ps(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-      dropv = _mm256_or_pd(dropv, _mm256_castps_pd(_mm256_cmp_ps(k, t, _CMP_NEQ_UQ)));
-      acc = _mm256_add_pd(acc, _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(k)),
-                                             _mm256_cvtps_pd(_mm256_extractf128_ps(k, 1))));
+      const simd::m256 t = simd::mm256_mul_ps(pf[v], up);
+      const simd::m256 k = simd::mm256_round_ps<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(t);
+      dropv = simd::mm256_or_pd(dropv, simd::mm256_castps_pd(simd::mm256_cmp_ps<simd::cmp_neq_uq>(k, t)));
+      acc = simd::mm256_add_pd(acc, simd::mm256_add_pd(simd::mm256_cvtps_pd(simd::mm256_castps256_ps128(k)),
+                                                       simd::mm256_cvtps_pd(simd::mm256_extractf128_ps<1>(k))));
     }
   } else {
-    const __m256d up = _mm256_set1_pd(late_pow2(Fa - M));
+    const simd::m256d up = simd::mm256_set1_pd(late_pow2(Fa - M));
 #pragma GCC unroll 8
     for (int v = 0; v < 2 * NV; ++v) {
-      const __m256d t = _mm256_mul_pd(pd[v], up);
-      const __m256d k = _mm256_round_pd(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-      dropv = _mm256_or_pd(dropv, _mm256_cmp_pd(k, t, _CMP_NEQ_UQ));
-      acc = _mm256_add_pd(acc, k);
+      const simd::m256d t = simd::mm256_mul_pd(pd[v], up);
+      const simd::m256d k = simd::mm256_round_pd<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(t);
+      dropv = simd::mm256_or_pd(dropv, simd::mm256_cmp_pd<simd::cmp_neq_uq>(k, t));
+      acc = simd::mm256_add_pd(acc, k);
     }
   }
   if constexpr (!fp8) {
-    __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(acc), _mm256_extractf128_pd(acc, 1));
+    __m128d s2 = _mm_add_pd(simd::mm256_castpd256_pd128(acc), simd::mm256_extractf128_pd<1>(acc));
     Sd = _mm_add_sd(s2, _mm_unpackhi_pd(s2, s2));  // the integer S of (2) (|S| < 2^35)
   }
   // (7) c normal in binade E: e_c = E, so the case and the sum's second term T are known beside
@@ -464,7 +469,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
     const __m128d T = _mm_mul_sd(_mm_blendv_pd(Sd, fl, pick), _mm_set_sd(late_pow2(b_case ? E - Fa - X : M - Fa)));
     const bool far_c = drop > 0 && any && M > E + drop;  // c dropped (file comment, 8): not c + T
     if (binade_chain_try(ch, T, !(any && M > E + Fa - 23) && !far_c)) [[likely]] {
-      dropv = _mm256_or_pd(dropv, _mm256_castpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
+      dropv = simd::mm256_or_pd(dropv, simd::mm256_zextpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
       return true;
     }
   }
@@ -482,25 +487,25 @@ template <format F, int NV, bool WHOLE, class A, class B>
   const __m128 cv = _mm_cvtsd_ss(_mm_setzero_ps(), cd);  // (exact)
   const __m128i ecb = _mm_max_epi32(_mm_and_si128(_mm_srli_epi32(_mm_castps_si128(cv), 23), _mm_cvtsi32_si128(0xFF)),
                                     _mm_cvtsi32_si128(1));  // e_c + 127, in a 64-bit lane
-  const __m128d pick_b = _mm_castsi128_pd(_mm_cmpgt_epi64(ecb, _mm_cvtsi64_si128(any ? M + 127 : -1)));
+  const __m128d pick_b = _mm_castsi128_pd(simd::mm_cmpgt_epi64(ecb, _mm_cvtsi64_si128(any ? M + 127 : -1)));
   // A; with c too far below (file comment, 8), c taken as 0 and its bits noted as lost
   const bool far_c = drop > 0 && any && M - (_mm_cvtsi128_si32(ecb) - 127) > drop;
   const __m128d ca = _mm_mul_sd(cd, _mm_set_sd(late_pow2(Fa - M)));
   const __m128d fa0 = _mm_round_sd(ca, ca, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   const __m128d far = _mm_castsi128_pd(_mm_cvtsi64_si128(far_c ? -1 : 0));
   const __m128d fa = _mm_andnot_pd(far, fa0);
-  dropv = _mm256_or_pd(dropv, _mm256_castpd128_pd256(_mm_and_pd(far, _mm_cmpneq_sd(cd, _mm_setzero_pd()))));
+  dropv = simd::mm256_or_pd(dropv, simd::mm256_zextpd128_pd256(_mm_and_pd(far, _mm_cmpneq_sd(cd, _mm_setzero_pd()))));
   const __m128d down = _mm_set_sd(late_pow2(M - Fa));
-  const __m128d va = _mm_fmadd_sd(fa, down, _mm_andnot_pd(pick_b, _mm_mul_sd(Sd, down)));  // (exact: one FMA)
+  const __m128d va = simd::mm_fmadd_sd(fa, down, _mm_andnot_pd(pick_b, _mm_mul_sd(Sd, down)));  // (exact: one FMA)
   // B: 2^k, k = max(M - e_c + X, -200), and 2^G from exponent fields
   const __m128i kf =
       _mm_max_epi32(_mm_sub_epi32(_mm_cvtsi32_si128(M + X + 1023 + 127), ecb), _mm_cvtsi32_si128(1023 - 200));
   const __m128d sb = _mm_mul_sd(Sd, _mm_castsi128_pd(_mm_slli_epi64(kf, 52)));
   const __m128d fbl = _mm_round_sd(sb, sb, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   const __m128d gb = _mm_castsi128_pd(_mm_slli_epi64(_mm_add_epi32(ecb, _mm_cvtsi32_si128(1023 - 127 - Fa - X)), 52));
-  const __m128d vb = _mm_fmadd_sd(fbl, gb, _mm_and_pd(pick_b, cd));
-  dropv = _mm256_or_pd(
-      dropv, _mm256_castpd128_pd256(_mm_blendv_pd(_mm_cmpneq_sd(fa0, ca), _mm_cmpneq_sd(fbl, sb), pick_b)));
+  const __m128d vb = simd::mm_fmadd_sd(fbl, gb, _mm_and_pd(pick_b, cd));
+  dropv = simd::mm256_or_pd(
+      dropv, simd::mm256_zextpd128_pd256(_mm_blendv_pd(_mm_cmpneq_sd(fa0, ca), _mm_cmpneq_sd(fbl, sb), pick_b)));
   // (4: the one rounding; inexact when the result differs from the exact sum v)
   const __m128d v = _mm_blendv_pd(va, vb, pick_b);
   const __m128 d = _mm_cvtsd_ss(_mm_setzero_ps(), v);
@@ -520,7 +525,7 @@ LIBFLOAT_LATE_TARGET bool late_f32_kernel_avx2(const matrix_unit& mu, A a, B b, 
   if ((c & 0x7F800000u) == 0x7F800000u) return false;  // c infinite or NaN
   const unsigned caller = _mm_getcsr();
   if ((caller & 0xFFC0u) != 0x1F80u) return false;  // not: nearest, every exception masked, no DAZ/FTZ
-  __m256d dropv = _mm256_setzero_pd();               // nonzero where a term or c lost bits
+  simd::m256d dropv = simd::mm256_setzero_pd();     // nonzero where a term or c lost bits
   _mm_setcsr(caller & ~0x3Fu);
   __asm__ volatile("" : "+r"(c) : : "memory");  // every conversion after the clear
   binade_chain ch{};
@@ -546,8 +551,8 @@ LIBFLOAT_LATE_TARGET bool late_f32_kernel_avx2(const matrix_unit& mu, A a, B b, 
   const unsigned raised = _mm_getcsr();
   _mm_setcsr(caller);
   // inexact from the blocks and the lost bits, not from MXCSR (file comment, 7)
-  const __m256i lost = _mm256_castpd_si256(dropv);
-  st = binade_chain_flags(raised, ch.inexact || !_mm256_testz_si256(lost, lost));
+  const simd::m256i lost = simd::mm256_castpd_si256(dropv);
+  st = binade_chain_flags(raised, ch.inexact || !simd::mm256_testz_si256(lost, lost));
   out = bits;
   return true;
 }

@@ -87,7 +87,7 @@
 #include <libfloat/models/matrix_unit_types.hpp>
 
 #if defined(LIBFLOAT_ARRAY_X86)
-#include <immintrin.h>
+#include <libfloat/fast/x86_simd.hpp>  // (not <immintrin.h>: compile time, see that file)
 #endif
 
 namespace lf::detail {
@@ -275,40 +275,40 @@ LIBFLOAT_INLINE bits_t block_fma_fast(const matrix_unit& mu, const operand<A>& a
 #define LIBFLOAT_MB_AVX2_BMI __attribute__((target("avx2,bmi2,lzcnt")))
 /// The largest / the sum of the 4 lanes. mb_hmax_small_epi64 compares 32-bit halves: for lanes in
 /// [0, 2^31) (the exponents here) that is the 64-bit maximum.
-[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::int64_t mb_hmax_small_epi64(__m256i x) {
-  x = _mm256_max_epi32(x, _mm256_permute4x64_epi64(x, 0x4E));
-  x = _mm256_max_epi32(x, _mm256_shuffle_epi32(x, 0x4E));
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::int64_t mb_hmax_small_epi64(simd::m256i x) {
+  x = simd::mm256_max_epi32(x, simd::mm256_permute4x64_epi64<0x4E>(x));
+  x = simd::mm256_max_epi32(x, simd::mm256_shuffle_epi32<0x4E>(x));
   return static_cast<std::int64_t>(x[0]);
 }
-[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::int64_t mb_hadd_epi64(__m256i x) {
-  x = _mm256_add_epi64(x, _mm256_permute4x64_epi64(x, 0x4E));
-  x = _mm256_add_epi64(x, _mm256_shuffle_epi32(x, 0x4E));
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::int64_t mb_hadd_epi64(simd::m256i x) {
+  x = simd::mm256_add_epi64(x, simd::mm256_permute4x64_epi64<0x4E>(x));
+  x = simd::mm256_add_epi64(x, simd::mm256_shuffle_epi32<0x4E>(x));
   return static_cast<std::int64_t>(x[0]);
 }
 
 /// Four encodings from j on: one vector load where the getter reads a contiguous array (data():
 /// the typed entries' spans, the run-time entries' stored encodings), else four single loads.
 template <class G>
-[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline __m256i mb_load4(const G& g, std::size_t j) {
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline simd::m256i mb_load4(const G& g, std::size_t j) {
   if constexpr (requires { g.data(); }) {
     const auto* p = g.data() + j;
     constexpr std::size_t size = sizeof(*p);
     if constexpr (size == 1) {
       std::uint32_t w;
       std::memcpy(&w, p, 4);
-      return _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(static_cast<int>(w)));
+      return simd::mm256_cvtepu8_epi64(_mm_cvtsi32_si128(static_cast<int>(w)));
     } else if constexpr (size == 2) {
-      return _mm256_cvtepu16_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+      return simd::mm256_cvtepu16_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
     } else if constexpr (size == 4) {
-      return _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+      return simd::mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     } else {
       static_assert(size == 8);
-      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      return simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(p));
     }
   } else {
     using ll = long long;
-    return _mm256_setr_epi64x(static_cast<ll>(g(j)), static_cast<ll>(g(j + 1)), static_cast<ll>(g(j + 2)),
-                              static_cast<ll>(g(j + 3)));
+    return simd::mm256_setr_epi64x(static_cast<ll>(g(j)), static_cast<ll>(g(j + 1)), static_cast<ll>(g(j + 2)),
+                                   static_cast<ll>(g(j + 3)));
   }
 }
 
@@ -322,7 +322,7 @@ template <class G>
 /// array and loading that as a vector, which stalls on store forwarding and costs more than the
 /// rest.)
 struct mb_block_terms {
-  __m256i sig[fast_block_max / 4], pe[fast_block_max / 4], neg[fast_block_max / 4];
+  simd::m256i sig[fast_block_max / 4], pe[fast_block_max / 4], neg[fast_block_max / 4];
   std::size_t nv;
   int pmax;   ///< the largest product exponent
   bool slow;
@@ -337,43 +337,46 @@ template <format FA, format FB, std::size_t NV, class A, class B>
   constexpr std::uint64_t spec_b =
       FB.kind == nonfinite::ieee ? FB.exponent_mask() : FB.exponent_mask() | FB.fraction_mask();
   using ll = long long;
-  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1), iota = _mm256_setr_epi64x(0, 1, 2, 3);
-  const __m256i exp_a = _mm256_set1_epi64x(static_cast<ll>(FA.exponent_mask()));
-  const __m256i exp_b = _mm256_set1_epi64x(static_cast<ll>(FB.exponent_mask()));
-  const __m256i frac_a = _mm256_set1_epi64x(static_cast<ll>(FA.fraction_mask()));
-  const __m256i frac_b = _mm256_set1_epi64x(static_cast<ll>(FB.fraction_mask()));
-  const __m256i hid_a = _mm256_set1_epi64x(static_cast<ll>(FA.min_normal_bits()));
-  const __m256i hid_b = _mm256_set1_epi64x(static_cast<ll>(FB.min_normal_bits()));
-  const __m256i vspec_a = _mm256_set1_epi64x(static_cast<ll>(spec_a)), vspec_b = _mm256_set1_epi64x(static_cast<ll>(spec_b));
+  const simd::m256i zero = simd::mm256_setzero_si256(), one = simd::mm256_set1_epi64x(1),
+                    iota = simd::mm256_setr_epi64x(0, 1, 2, 3);
+  const simd::m256i exp_a = simd::mm256_set1_epi64x(static_cast<ll>(FA.exponent_mask()));
+  const simd::m256i exp_b = simd::mm256_set1_epi64x(static_cast<ll>(FB.exponent_mask()));
+  const simd::m256i frac_a = simd::mm256_set1_epi64x(static_cast<ll>(FA.fraction_mask()));
+  const simd::m256i frac_b = simd::mm256_set1_epi64x(static_cast<ll>(FB.fraction_mask()));
+  const simd::m256i hid_a = simd::mm256_set1_epi64x(static_cast<ll>(FA.min_normal_bits()));
+  const simd::m256i hid_b = simd::mm256_set1_epi64x(static_cast<ll>(FB.min_normal_bits()));
+  const simd::m256i vspec_a = simd::mm256_set1_epi64x(static_cast<ll>(spec_a)),
+                    vspec_b = simd::mm256_set1_epi64x(static_cast<ll>(spec_b));
   const __m128i vL = _mm_cvtsi32_si128(L);
   t.nv = NV > 0 ? NV : (nb + 3) / 4;
-  __m256i vmax = zero, slow = zero;
+  simd::m256i vmax = zero, slow = zero;
   auto vector = [&](std::size_t v) __attribute__((always_inline, target("avx2"))) {
     const std::size_t j = f0 + 4 * v, left = NV > 0 ? 4 : nb - 4 * v;
     auto get = [left, j](const auto& g, std::size_t k) -> ll { return k < left ? static_cast<ll>(g(j + k)) : 0; };
-    const __m256i valid = _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<ll>(left)), iota);
-    __m256i x, y;
+    const simd::m256i valid = simd::mm256_cmpgt_epi64(simd::mm256_set1_epi64x(static_cast<ll>(left)), iota);
+    simd::m256i x, y;
     if (NV > 0 || left >= 4) {
       x = mb_load4(ga, j);
       y = mb_load4(gb, j);
     } else {
-      x = _mm256_setr_epi64x(get(ga, 0), get(ga, 1), get(ga, 2), 0);
-      y = _mm256_setr_epi64x(get(gb, 0), get(gb, 1), get(gb, 2), 0);
+      x = simd::mm256_setr_epi64x(get(ga, 0), get(ga, 1), get(ga, 2), 0);
+      y = simd::mm256_setr_epi64x(get(gb, 0), get(gb, 1), get(gb, 2), 0);
     }
-    const __m256i ea = _mm256_and_si256(x, exp_a), eb = _mm256_and_si256(y, exp_b);
-    const __m256i bad =
-        _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi64(ea, zero), _mm256_cmpeq_epi64(eb, zero)),
-                        _mm256_or_si256(_mm256_cmpeq_epi64(_mm256_and_si256(x, vspec_a), vspec_a),
-                                        _mm256_cmpeq_epi64(_mm256_and_si256(y, vspec_b), vspec_b)));
-    slow = _mm256_or_si256(slow, _mm256_and_si256(bad, valid));
-    const __m256i pa = _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(x, frac_a), hid_a), valid);
-    const __m256i pb = _mm256_or_si256(_mm256_and_si256(y, frac_b), hid_b);
-    t.sig[v] = _mm256_sll_epi64(_mm256_mul_epu32(pa, pb), vL);
-    t.pe[v] = _mm256_add_epi64(_mm256_srli_epi64(ea, FA.fraction_bits()), _mm256_srli_epi64(eb, FB.fraction_bits()));
-    const __m256i sg = _mm256_and_si256(
-        _mm256_xor_si256(_mm256_srli_epi64(x, FA.bits() - 1), _mm256_srli_epi64(y, FB.bits() - 1)), one);
-    t.neg[v] = _mm256_sub_epi64(zero, sg);  // all ones for a negative product
-    vmax = _mm256_max_epi32(vmax, t.pe[v]);  // (exponents in [0, 2^31): the 64-bit maximum)
+    const simd::m256i ea = simd::mm256_and_si256(x, exp_a), eb = simd::mm256_and_si256(y, exp_b);
+    const simd::m256i bad =
+        simd::mm256_or_si256(simd::mm256_or_si256(simd::mm256_cmpeq_epi64(ea, zero), simd::mm256_cmpeq_epi64(eb, zero)),
+                             simd::mm256_or_si256(simd::mm256_cmpeq_epi64(simd::mm256_and_si256(x, vspec_a), vspec_a),
+                                                  simd::mm256_cmpeq_epi64(simd::mm256_and_si256(y, vspec_b), vspec_b)));
+    slow = simd::mm256_or_si256(slow, simd::mm256_and_si256(bad, valid));
+    const simd::m256i pa = simd::mm256_and_si256(simd::mm256_or_si256(simd::mm256_and_si256(x, frac_a), hid_a), valid);
+    const simd::m256i pb = simd::mm256_or_si256(simd::mm256_and_si256(y, frac_b), hid_b);
+    t.sig[v] = simd::mm256_sll_epi64(simd::mm256_mul_epu32(pa, pb), vL);
+    t.pe[v] = simd::mm256_add_epi64(simd::mm256_srli_epi64(ea, FA.fraction_bits()),
+                                    simd::mm256_srli_epi64(eb, FB.fraction_bits()));
+    const simd::m256i sg = simd::mm256_and_si256(
+        simd::mm256_xor_si256(simd::mm256_srli_epi64(x, FA.bits() - 1), simd::mm256_srli_epi64(y, FB.bits() - 1)), one);
+    t.neg[v] = simd::mm256_sub_epi64(zero, sg);   // all ones for a negative product
+    vmax = simd::mm256_max_epi32(vmax, t.pe[v]);  // (exponents in [0, 2^31): the 64-bit maximum)
   };
   if constexpr (NV > 0) {
 #pragma GCC unroll 8
@@ -381,7 +384,7 @@ template <format FA, format FB, std::size_t NV, class A, class B>
   } else {
     for (std::size_t v = 0; v < t.nv; ++v) vector(v);
   }
-  t.slow = !_mm256_testz_si256(slow, slow);
+  t.slow = !simd::mm256_testz_si256(slow, slow);
   t.pmax = static_cast<int>(mb_hmax_small_epi64(vmax));
 }
 
@@ -394,21 +397,23 @@ template <format FA, format FB, std::size_t NV, class A, class B>
 template <std::size_t NV>
 [[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::int64_t mb_cut_block(const mb_block_terms& t, int base, bool floor,
                                                                          std::uint64_t& dropped) {
-  const __m256i zero = _mm256_setzero_si256();
-  const __m256i vbase = _mm256_set1_epi64x(base);
-  __m256i vsum = zero, vdrop = zero;
+  const simd::m256i zero = simd::mm256_setzero_si256();
+  const simd::m256i vbase = simd::mm256_set1_epi64x(base);
+  simd::m256i vsum = zero, vdrop = zero;
   auto vector = [&](std::size_t v) __attribute__((always_inline, target("avx2"))) {
-    const __m256i r = _mm256_sub_epi64(vbase, t.pe[v]);
+    const simd::m256i r = simd::mm256_sub_epi64(vbase, t.pe[v]);
     if (floor) {
-      const __m256i x = _mm256_sub_epi64(_mm256_xor_si256(t.sig[v], t.neg[v]), t.neg[v]);  // two's complement
+      const simd::m256i x =
+          simd::mm256_sub_epi64(simd::mm256_xor_si256(t.sig[v], t.neg[v]), t.neg[v]);  // two's complement
       // x >> r, arithmetic: ~(~x >> r) for x < 0 (neg all ones), x >> r otherwise
-      const __m256i q = _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(x, t.neg[v]), r), t.neg[v]);
-      vdrop = _mm256_or_si256(vdrop, _mm256_xor_si256(x, _mm256_sllv_epi64(q, r)));
-      vsum = _mm256_add_epi64(vsum, q);
+      const simd::m256i q =
+          simd::mm256_xor_si256(simd::mm256_srlv_epi64(simd::mm256_xor_si256(x, t.neg[v]), r), t.neg[v]);
+      vdrop = simd::mm256_or_si256(vdrop, simd::mm256_xor_si256(x, simd::mm256_sllv_epi64(q, r)));
+      vsum = simd::mm256_add_epi64(vsum, q);
     } else {
-      const __m256i q = _mm256_srlv_epi64(t.sig[v], r);
-      vdrop = _mm256_or_si256(vdrop, _mm256_xor_si256(t.sig[v], _mm256_sllv_epi64(q, r)));
-      vsum = _mm256_add_epi64(vsum, _mm256_sub_epi64(_mm256_xor_si256(q, t.neg[v]), t.neg[v]));
+      const simd::m256i q = simd::mm256_srlv_epi64(t.sig[v], r);
+      vdrop = simd::mm256_or_si256(vdrop, simd::mm256_xor_si256(t.sig[v], simd::mm256_sllv_epi64(q, r)));
+      vsum = simd::mm256_add_epi64(vsum, simd::mm256_sub_epi64(simd::mm256_xor_si256(q, t.neg[v]), t.neg[v]));
     }
   };
   if constexpr (NV > 0) {
@@ -417,7 +422,7 @@ template <std::size_t NV>
   } else {
     for (std::size_t v = 0; v < t.nv; ++v) vector(v);
   }
-  dropped = _mm256_testz_si256(vdrop, vdrop) ? 0 : 1;
+  dropped = simd::mm256_testz_si256(vdrop, vdrop) ? 0 : 1;
   return mb_hadd_epi64(vsum);
 }
 
@@ -468,40 +473,42 @@ inline bool mb_narrow_ok(int pa, int pb, int L, std::size_t N) {
 }
 
 /// The largest / the sum of the 8 lanes of 32 bits (the sum: the caller keeps it below 2^31).
-[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline int mb_hmax_epi32(__m256i x) {
-  x = _mm256_max_epi32(x, _mm256_permute4x64_epi64(x, 0x4E));
-  x = _mm256_max_epi32(x, _mm256_shuffle_epi32(x, 0x4E));
-  return _mm256_cvtsi256_si32(_mm256_max_epi32(x, _mm256_shuffle_epi32(x, 0xB1)));
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline int mb_hmax_epi32(simd::m256i x) {
+  x = simd::mm256_max_epi32(x, simd::mm256_permute4x64_epi64<0x4E>(x));
+  x = simd::mm256_max_epi32(x, simd::mm256_shuffle_epi32<0x4E>(x));
+  return simd::mm256_cvtsi256_si32(simd::mm256_max_epi32(x, simd::mm256_shuffle_epi32<0xB1>(x)));
 }
-[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline int mb_hadd_epi32(__m256i x) {
-  x = _mm256_add_epi32(x, _mm256_permute4x64_epi64(x, 0x4E));
-  x = _mm256_add_epi32(x, _mm256_shuffle_epi32(x, 0x4E));
-  return _mm256_cvtsi256_si32(_mm256_add_epi32(x, _mm256_shuffle_epi32(x, 0xB1)));
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline int mb_hadd_epi32(simd::m256i x) {
+  x = simd::mm256_add_epi32(x, simd::mm256_permute4x64_epi64<0x4E>(x));
+  x = simd::mm256_add_epi32(x, simd::mm256_shuffle_epi32<0x4E>(x));
+  return simd::mm256_cvtsi256_si32(simd::mm256_add_epi32(x, simd::mm256_shuffle_epi32<0xB1>(x)));
 }
 
 /// Eight encodings from j on as 32-bit lanes (every fast format's encoding has at most 19 bits).
 template <class G>
-[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline __m256i mb_load8_epi32(const G& g, std::size_t j) {
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline simd::m256i mb_load8_epi32(const G& g, std::size_t j) {
   if constexpr (requires { g.data(); }) {
     const auto* p = g.data() + j;
     constexpr std::size_t size = sizeof(*p);
     if constexpr (size == 1) {
-      return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+      return simd::mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
     } else if constexpr (size == 2) {
-      return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+      return simd::mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     } else if constexpr (size == 4) {
-      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      return simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(p));
     } else {
       static_assert(size == 8);  // (the low 32-bit word of each)
-      const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-      const __m256i lo = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), even);
-      const __m256i hi = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4)), even);
-      return _mm256_blend_epi32(lo, hi, 0xF0);
+      const simd::m256i even = simd::mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+      const simd::m256i lo =
+          simd::mm256_permutevar8x32_epi32(simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(p)), even);
+      const simd::m256i hi =
+          simd::mm256_permutevar8x32_epi32(simd::mm256_loadu_si256(reinterpret_cast<const simd::m256i*>(p + 4)), even);
+      return simd::mm256_blend_epi32<0xF0>(lo, hi);
     }
   } else {
-    return _mm256_setr_epi32(static_cast<int>(g(j)), static_cast<int>(g(j + 1)), static_cast<int>(g(j + 2)),
-                             static_cast<int>(g(j + 3)), static_cast<int>(g(j + 4)), static_cast<int>(g(j + 5)),
-                             static_cast<int>(g(j + 6)), static_cast<int>(g(j + 7)));
+    return simd::mm256_setr_epi32(static_cast<int>(g(j)), static_cast<int>(g(j + 1)), static_cast<int>(g(j + 2)),
+                                  static_cast<int>(g(j + 3)), static_cast<int>(g(j + 4)), static_cast<int>(g(j + 5)),
+                                  static_cast<int>(g(j + 6)), static_cast<int>(g(j + 7)));
   }
 }
 
@@ -513,47 +520,51 @@ template <format FA, format FB, std::size_t NW, class A, class B>
                                                                       : FA.exponent_mask() | FA.fraction_mask());
   constexpr int spec_b = static_cast<int>(FB.kind == nonfinite::ieee ? FB.exponent_mask()
                                                                       : FB.exponent_mask() | FB.fraction_mask());
-  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
-  const __m256i exp_a = _mm256_set1_epi32(static_cast<int>(FA.exponent_mask()));
-  const __m256i exp_b = _mm256_set1_epi32(static_cast<int>(FB.exponent_mask()));
-  const __m256i frac_a = _mm256_set1_epi32(static_cast<int>(FA.fraction_mask()));
-  const __m256i frac_b = _mm256_set1_epi32(static_cast<int>(FB.fraction_mask()));
-  const __m256i hid_a = _mm256_set1_epi32(static_cast<int>(FA.min_normal_bits()));
-  const __m256i hid_b = _mm256_set1_epi32(static_cast<int>(FB.min_normal_bits()));
-  const __m256i vspec_a = _mm256_set1_epi32(spec_a), vspec_b = _mm256_set1_epi32(spec_b);
+  const simd::m256i zero = simd::mm256_setzero_si256(), one = simd::mm256_set1_epi32(1);
+  const simd::m256i exp_a = simd::mm256_set1_epi32(static_cast<int>(FA.exponent_mask()));
+  const simd::m256i exp_b = simd::mm256_set1_epi32(static_cast<int>(FB.exponent_mask()));
+  const simd::m256i frac_a = simd::mm256_set1_epi32(static_cast<int>(FA.fraction_mask()));
+  const simd::m256i frac_b = simd::mm256_set1_epi32(static_cast<int>(FB.fraction_mask()));
+  const simd::m256i hid_a = simd::mm256_set1_epi32(static_cast<int>(FA.min_normal_bits()));
+  const simd::m256i hid_b = simd::mm256_set1_epi32(static_cast<int>(FB.min_normal_bits()));
+  const simd::m256i vspec_a = simd::mm256_set1_epi32(spec_a), vspec_b = simd::mm256_set1_epi32(spec_b);
   // IEEE operands with the same exponent field (and so the same special encodings' test)
   constexpr bool same_fields = FA.kind == nonfinite::ieee && FB.kind == nonfinite::ieee &&
                                FA.exponent_mask() == FB.exponent_mask();
   const __m128i vL = _mm_cvtsi32_si128(L);
-  __m256i vmax = zero, slow = zero;
+  simd::m256i vmax = zero, slow = zero;
 #pragma GCC unroll 4
   for (std::size_t v = 0; v < NW; ++v) {
-    const __m256i x = mb_load8_epi32(ga, f0 + 8 * v), y = mb_load8_epi32(gb, f0 + 8 * v);
-    const __m256i ea = _mm256_and_si256(x, exp_a), eb = _mm256_and_si256(y, exp_b);
+    const simd::m256i x = mb_load8_epi32(ga, f0 + 8 * v), y = mb_load8_epi32(gb, f0 + 8 * v);
+    const simd::m256i ea = simd::mm256_and_si256(x, exp_a), eb = simd::mm256_and_si256(y, exp_b);
     if constexpr (same_fields) {  // a field 0 or all ones: the smaller field 0 or the larger all ones
-      slow = _mm256_or_si256(slow, _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_min_epu32(ea, eb), zero),
-                                                   _mm256_cmpeq_epi32(_mm256_max_epu32(ea, eb), exp_a)));
+      slow = simd::mm256_or_si256(slow,
+                                  simd::mm256_or_si256(simd::mm256_cmpeq_epi32(simd::mm256_min_epu32(ea, eb), zero),
+                                                       simd::mm256_cmpeq_epi32(simd::mm256_max_epu32(ea, eb), exp_a)));
     } else {
-      slow = _mm256_or_si256(
-          slow, _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(ea, zero), _mm256_cmpeq_epi32(eb, zero)),
-                                _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(x, vspec_a), vspec_a),
-                                                _mm256_cmpeq_epi32(_mm256_and_si256(y, vspec_b), vspec_b))));
+      slow = simd::mm256_or_si256(
+          slow, simd::mm256_or_si256(
+                    simd::mm256_or_si256(simd::mm256_cmpeq_epi32(ea, zero), simd::mm256_cmpeq_epi32(eb, zero)),
+                    simd::mm256_or_si256(simd::mm256_cmpeq_epi32(simd::mm256_and_si256(x, vspec_a), vspec_a),
+                                         simd::mm256_cmpeq_epi32(simd::mm256_and_si256(y, vspec_b), vspec_b))));
     }
-    const __m256i pa = _mm256_or_si256(_mm256_and_si256(x, frac_a), hid_a);
-    const __m256i pb = _mm256_or_si256(_mm256_and_si256(y, frac_b), hid_b);
-    t.sig[v] = _mm256_sll_epi32(_mm256_mullo_epi32(pa, pb), vL);
-    t.pe[v] = _mm256_add_epi32(_mm256_srli_epi32(ea, FA.fraction_bits()), _mm256_srli_epi32(eb, FB.fraction_bits()));
+    const simd::m256i pa = simd::mm256_or_si256(simd::mm256_and_si256(x, frac_a), hid_a);
+    const simd::m256i pb = simd::mm256_or_si256(simd::mm256_and_si256(y, frac_b), hid_b);
+    t.sig[v] = simd::mm256_sll_epi32(simd::mm256_mullo_epi32(pa, pb), vL);
+    t.pe[v] = simd::mm256_add_epi32(simd::mm256_srli_epi32(ea, FA.fraction_bits()),
+                                    simd::mm256_srli_epi32(eb, FB.fraction_bits()));
     if constexpr (FA.bits() == FB.bits()) {  // the signs' xor moved to bit 31, copied to every bit
-      t.neg[v] = _mm256_srai_epi32(_mm256_slli_epi32(_mm256_xor_si256(x, y), 32 - FA.bits()), 31);
+      t.neg[v] = simd::mm256_srai_epi32(simd::mm256_slli_epi32(simd::mm256_xor_si256(x, y), 32 - FA.bits()), 31);
     } else {
-      const __m256i sg = _mm256_and_si256(
-          _mm256_xor_si256(_mm256_srli_epi32(x, FA.bits() - 1), _mm256_srli_epi32(y, FB.bits() - 1)), one);
-      t.neg[v] = _mm256_sub_epi32(zero, sg);
+      const simd::m256i sg = simd::mm256_and_si256(
+          simd::mm256_xor_si256(simd::mm256_srli_epi32(x, FA.bits() - 1), simd::mm256_srli_epi32(y, FB.bits() - 1)),
+          one);
+      t.neg[v] = simd::mm256_sub_epi32(zero, sg);
     }
-    vmax = _mm256_max_epi32(vmax, t.pe[v]);
+    vmax = simd::mm256_max_epi32(vmax, t.pe[v]);
   }
   t.nv = NW;
-  t.slow = !_mm256_testz_si256(slow, slow);
+  t.slow = !simd::mm256_testz_si256(slow, slow);
   t.pmax = mb_hmax_epi32(vmax);
 }
 
@@ -561,23 +572,23 @@ template <format FA, format FB, std::size_t NW, class A, class B>
 /// magnitude); `lost` ORs the bits each term lost (nonzero when one lost bits).
 template <std::size_t NW>
 [[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::int64_t mb_cut_block_narrow(const mb_block_terms& t, int base,
-                                                                                __m256i& lost) {
-  const __m256i vbase = _mm256_set1_epi32(base);
-  __m256i vsum = _mm256_setzero_si256(), vdrop = _mm256_setzero_si256();
+                                                                                simd::m256i& lost) {
+  const simd::m256i vbase = simd::mm256_set1_epi32(base);
+  simd::m256i vsum = simd::mm256_setzero_si256(), vdrop = simd::mm256_setzero_si256();
 #pragma GCC unroll 4
   for (std::size_t v = 0; v < NW; ++v) {
-    const __m256i r = _mm256_sub_epi32(vbase, t.pe[v]);
-    const __m256i q = _mm256_srlv_epi32(t.sig[v], r);
-    vdrop = _mm256_or_si256(vdrop, _mm256_xor_si256(t.sig[v], _mm256_sllv_epi32(q, r)));
-    vsum = _mm256_add_epi32(vsum, _mm256_sub_epi32(_mm256_xor_si256(q, t.neg[v]), t.neg[v]));
+    const simd::m256i r = simd::mm256_sub_epi32(vbase, t.pe[v]);
+    const simd::m256i q = simd::mm256_srlv_epi32(t.sig[v], r);
+    vdrop = simd::mm256_or_si256(vdrop, simd::mm256_xor_si256(t.sig[v], simd::mm256_sllv_epi32(q, r)));
+    vsum = simd::mm256_add_epi32(vsum, simd::mm256_sub_epi32(simd::mm256_xor_si256(q, t.neg[v]), t.neg[v]));
   }
   lost = vdrop;
   return mb_hadd_epi32(vsum);
 }
 
 /// Whether a vector of lost bits has one.
-[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::uint64_t mb_any(__m256i lost) {
-  return _mm256_testz_si256(lost, lost) ? 0 : 1;
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::uint64_t mb_any(simd::m256i lost) {
+  return simd::mm256_testz_si256(lost, lost) ? 0 : 1;
 }
 
 /// The accumulator of block_chain_short_avx2 between blocks while it is zero or normal:
@@ -751,7 +762,7 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
   short_acc c = io;
   int guess = guess_io;
   std::uint64_t inexact = inexact_io;
-  __m256i lost_all = _mm256_setzero_si256();
+  simd::m256i lost_all = simd::mm256_setzero_si256();
   for (; (NV > 0 ? n - s >= N : s < n) && (!Track || inexact == 0); s += N) {
     const std::size_t f0 = first + s, nb = NV > 0 ? N : (n - s < N ? n - s : N);
     mb_block_terms t;
@@ -769,11 +780,11 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
       // (a block cut again counts its own in short_round). (Measured: faster for N = 8, slower for
       // the FP8 units' N = 16 and 32, which keep the reduction per block.) Without Track, `lost` is
       // read by nothing and the compiler leaves out its computation.
-      __m256i lost;
+      simd::m256i lost;
       const std::int64_t sum = mb_cut_block_narrow<NV / 2>(t, pmax + cut_base, lost);
       if (const int real = t.pmax > c.pc ? t.pmax : c.pc; real != pmax) [[unlikely]] {
         guess = c.pc;
-        __m256i rlost;
+        simd::m256i rlost;
         const std::int64_t rsum = mb_cut_block_narrow<NV / 2>(t, real + cut_base, rlost);
         short_round<FA, FB, K, M, true, Track>(
             c, real, rsum, [rlost]() LIBFLOAT_MB_AVX2 { return mb_any(rlost); }, inexact, kp, ch, st);
@@ -781,12 +792,12 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
       }
       short_round<FA, FB, K, M, false, Track>(
           c, pmax_round, sum, [lost]() LIBFLOAT_MB_AVX2 { return mb_any(lost); }, inexact, kp, ch, st);
-      if constexpr (Track) lost_all = _mm256_or_si256(lost_all, lost);
+      if constexpr (Track) lost_all = simd::mm256_or_si256(lost_all, lost);
     } else {
       // (Without Track, `dropped` is read by nothing and the compiler leaves out its computation.)
       const auto cut = [&](int grid, std::uint64_t& dropped) __attribute__((always_inline, target("avx2"))) {
         if constexpr (Narrow) {
-          __m256i lost;
+          simd::m256i lost;
           const std::int64_t sum = mb_cut_block_narrow<NV / 2>(t, grid + cut_base, lost);
           dropped = mb_any(lost);
           return sum;
@@ -805,7 +816,7 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
       short_round<FA, FB, K, M, true, Track>(c, grid, sum, [dropped] { return dropped; }, inexact, kp, ch, st);
     }
   }
-  if (!_mm256_testz_si256(lost_all, lost_all)) inexact = 1;
+  if (!simd::mm256_testz_si256(lost_all, lost_all)) inexact = 1;
   io = c;
   guess_io = guess;
   inexact_io = inexact;
@@ -815,21 +826,21 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_blocks(const matrix_unit& mu, cons
 /// mb_cut_block_narrow for the two blocks of 4 terms of mb_load_block_narrow<.., 1>'s vector (block k
 /// in 128-bit half k, cut on the grid whose products' shift is base[k] - P): each half's sum (in-lane
 /// shuffles); `lost` holds the bits each term lost (mb_half_dropped reads a half's).
-[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline void mb_cut_halves(const mb_block_terms& t, __m256i base,
-                                                                std::int64_t (&sum)[2], __m256i& lost) {
-  const __m256i r = _mm256_sub_epi32(base, t.pe[0]);
-  const __m256i q = _mm256_srlv_epi32(t.sig[0], r);
-  lost = _mm256_xor_si256(t.sig[0], _mm256_sllv_epi32(q, r));
-  __m256i v = _mm256_sub_epi32(_mm256_xor_si256(q, t.neg[0]), t.neg[0]);
-  v = _mm256_add_epi32(v, _mm256_shuffle_epi32(v, 0x4E));
-  v = _mm256_add_epi32(v, _mm256_shuffle_epi32(v, 0xB1));
-  sum[0] = _mm256_cvtsi256_si32(v);
-  sum[1] = _mm256_extract_epi32(v, 4);
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline void mb_cut_halves(const mb_block_terms& t, simd::m256i base,
+                                                                  std::int64_t (&sum)[2], simd::m256i& lost) {
+  const simd::m256i r = simd::mm256_sub_epi32(base, t.pe[0]);
+  const simd::m256i q = simd::mm256_srlv_epi32(t.sig[0], r);
+  lost = simd::mm256_xor_si256(t.sig[0], simd::mm256_sllv_epi32(q, r));
+  simd::m256i v = simd::mm256_sub_epi32(simd::mm256_xor_si256(q, t.neg[0]), t.neg[0]);
+  v = simd::mm256_add_epi32(v, simd::mm256_shuffle_epi32<0x4E>(v));
+  v = simd::mm256_add_epi32(v, simd::mm256_shuffle_epi32<0xB1>(v));
+  sum[0] = simd::mm256_cvtsi256_si32(v);
+  sum[1] = simd::mm256_extract_epi32<4>(v);
 }
 
 /// Whether a term of block k (half k of mb_cut_halves' vector) lost bits.
-[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::uint64_t mb_half_dropped(__m256i lost, int k) {
-  const __m128i h = k == 0 ? _mm256_castsi256_si128(lost) : _mm256_extracti128_si256(lost, 1);
+[[gnu::always_inline]] LIBFLOAT_MB_AVX2 inline std::uint64_t mb_half_dropped(simd::m256i lost, int k) {
+  const __m128i h = k == 0 ? simd::mm256_castsi256_si128(lost) : simd::mm256_extracti128_si256<1>(lost);
   return _mm_testz_si128(h, h) ? 0 : 1;
 }
 
@@ -853,13 +864,13 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
                                                   status& st) {
   const short_params kp = make_short_params<FA, FB, K>(ch);
   const int L = ch.L, cut_base = kp.cut_base;
-  const __m256i vcut_base = _mm256_set1_epi32(cut_base);
+  const simd::m256i vcut_base = simd::mm256_set1_epi32(cut_base);
   const A ga = a.get;  // (locals: the loop keeps them in registers)
   const B gb = b.get;
   short_acc c = io;
   int guess = guess_io;
   std::uint64_t inexact = inexact_io;
-  __m256i lost_all = _mm256_setzero_si256();
+  simd::m256i lost_all = simd::mm256_setzero_si256();
   for (; n - s >= 8 && (!Track || inexact == 0); s += 8) {
     const std::size_t f0 = first + s;
     mb_block_terms t;
@@ -868,29 +879,31 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
       for (std::size_t k = 0; k < 8; k += 4) short_portable<FA, FB, K, M>(c, mu, a, b, f0 + k, 4, ch, st);
       continue;
     }
-    __m256i hmax = _mm256_max_epi32(t.pe[0], _mm256_shuffle_epi32(t.pe[0], 0x4E));  // each half's largest
-    hmax = _mm256_max_epi32(hmax, _mm256_shuffle_epi32(hmax, 0xB1));               // in all its lanes
-    const int pm[2] = {_mm256_cvtsi256_si32(hmax), _mm256_extract_epi32(hmax, 4)};
+    simd::m256i hmax = simd::mm256_max_epi32(t.pe[0], simd::mm256_shuffle_epi32<0x4E>(t.pe[0]));  // each half's largest
+    hmax = simd::mm256_max_epi32(hmax, simd::mm256_shuffle_epi32<0xB1>(hmax));                    // in all its lanes
+    const int pm[2] = {simd::mm256_cvtsi256_si32(hmax), simd::mm256_extract_epi32<4>(hmax)};
     const int cut_guess = guess;
     std::int64_t sums[2];
-    __m256i lost;
-    mb_cut_halves(t, _mm256_add_epi32(_mm256_max_epi32(hmax, _mm256_set1_epi32(cut_guess)), vcut_base), sums, lost);
+    simd::m256i lost;
+    mb_cut_halves(t, simd::mm256_add_epi32(simd::mm256_max_epi32(hmax, simd::mm256_set1_epi32(cut_guess)), vcut_base),
+                  sums, lost);
 #pragma GCC unroll 2
     for (int k = 0; k < 2; ++k) {
       const int pmax = pm[k] > cut_guess ? pm[k] : cut_guess;
       const int pmax_round = short_opaque(pmax);
       if (const int real = pm[k] > c.pc ? pm[k] : c.pc; real != pmax) [[unlikely]] {
         if constexpr (Track)
-          lost = _mm256_and_si256(lost, k == 0 ? _mm256_setr_epi32(0, 0, 0, 0, -1, -1, -1, -1)  // (counted here)
-                                               : _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0));
+          lost =
+              simd::mm256_and_si256(lost, k == 0 ? simd::mm256_setr_epi32(0, 0, 0, 0, -1, -1, -1, -1)  // (counted here)
+                                                 : simd::mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0));
         if (c.pc == short_other) {
           short_portable<FA, FB, K, M>(c, mu, a, b, f0 + 4 * k, 4, ch, st);
           continue;
         }
         guess = c.pc;
         std::int64_t rsums[2];
-        __m256i rlost;
-        mb_cut_halves(t, _mm256_set1_epi32(real + cut_base), rsums, rlost);
+        simd::m256i rlost;
+        mb_cut_halves(t, simd::mm256_set1_epi32(real + cut_base), rsums, rlost);
         short_round<FA, FB, K, M, true, Track>(
             c, real, rsums[k], [rlost, k]() LIBFLOAT_MB_AVX2 { return mb_half_dropped(rlost, k); }, inexact, kp, ch, st);
         continue;
@@ -898,9 +911,9 @@ LIBFLOAT_MB_AVX2_BMI inline std::size_t short_pairs(const matrix_unit& mu, const
       short_round<FA, FB, K, M, false, Track>(
           c, pmax_round, sums[k], [lost, k]() LIBFLOAT_MB_AVX2 { return mb_half_dropped(lost, k); }, inexact, kp, ch, st);
     }
-    if constexpr (Track) lost_all = _mm256_or_si256(lost_all, lost);
+    if constexpr (Track) lost_all = simd::mm256_or_si256(lost_all, lost);
   }
-  if (!_mm256_testz_si256(lost_all, lost_all)) inexact = 1;
+  if (!simd::mm256_testz_si256(lost_all, lost_all)) inexact = 1;
   io = c;
   guess_io = guess;
   inexact_io = inexact;
