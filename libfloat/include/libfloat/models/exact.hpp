@@ -117,9 +117,6 @@
 namespace lf {
 
 namespace detail {
-/// The ranges the exact sums and dot products take: lf::fp_range (models/detail/fp_range.hpp).
-template <typename R>
-concept exact_fp_range = fp_range<R>;
 
 // ---- the bucketed dot product loop (exact_accumulator::add_products_bucketed) -------------------
 
@@ -845,7 +842,7 @@ inline std::partial_ordering compare(const exact_accumulator& a, const format& f
 // ---- whole ranges ---------------------------------------------------------------------------
 
 /// The exact sum of the values of x.
-template <detail::exact_fp_range R>
+template <fp_range R>
 exact_accumulator exact_sum(const R& x) {
   using T = detail::fp_range_value_t<R>;
   exact_accumulator acc;
@@ -855,7 +852,7 @@ exact_accumulator exact_sum(const R& x) {
 
 /// The exact dot product sum a_i * b_i. Mismatched lengths give NaN and invalid (through
 /// round_to), like lf::dot on a matrix unit.
-template <detail::exact_fp_range R, detail::exact_fp_range S>
+template <fp_range R, fp_range S>
 exact_accumulator exact_dot(const R& a, const S& b) {
   exact_accumulator acc;
   if (std::size(a) != std::size(b)) {
@@ -870,7 +867,7 @@ exact_accumulator exact_dot(const R& a, const S& b) {
 }
 
 /// sum |x_i|, exactly: the M of the textbook bound n u sum|x_i| (measure_error's `magnitude`).
-template <detail::exact_fp_range R>
+template <fp_range R>
 exact_accumulator exact_abs_sum(const R& x) {
   exact_accumulator acc;
   for (const auto& v : x) acc.add(abs(v));
@@ -878,7 +875,7 @@ exact_accumulator exact_abs_sum(const R& x) {
 }
 
 /// sum |a_i b_i|, exactly. Mismatched lengths: NaN and invalid.
-template <detail::exact_fp_range R, detail::exact_fp_range S>
+template <fp_range R, fp_range S>
 exact_accumulator exact_abs_dot(const R& a, const S& b) {
   exact_accumulator acc;
   if (std::size(a) != std::size(b)) {
