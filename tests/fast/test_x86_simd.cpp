@@ -215,6 +215,7 @@ constexpr std::array<unsigned, 4> csrs = {0x1F80u, 0x3F80u, 0x5F80u, 0x7F80u};
     SAME("permutevar8x32_epi32", _mm256_permutevar8x32_epi32(a, b), s::mm256_permutevar8x32_epi32(sa, sb));
     for (int n : {0, 1, 7, 15, 16, 31, 32, 63, 64, 200}) {
       SAME("srli_epi16", _mm256_srli_epi16(a, n), s::mm256_srli_epi16(sa, opaque(n)));
+      SAME("slli_epi16", _mm256_slli_epi16(a, n), s::mm256_slli_epi16(sa, opaque(n)));
       SAME("srli_epi64", _mm256_srli_epi64(a, n), s::mm256_srli_epi64(sa, opaque(n)));
       SAME("sll_epi32", _mm256_sll_epi32(a, _mm_cvtsi32_si128(n)), s::mm256_sll_epi32(sa, opaque(_mm_cvtsi32_si128(n))));
       SAME("sll_epi64", _mm256_sll_epi64(a, _mm_cvtsi32_si128(n)), s::mm256_sll_epi64(sa, opaque(_mm_cvtsi32_si128(n))));

@@ -78,20 +78,23 @@
 //     dropped: inexact). These are late_block's steps in the same order, on the same integers,
 //     within step 4's bound. In the AVX2 kernel: (6a) reads the 8-bit encodings into 16-bit lanes
 //     (bits above them cleared), takes the largest alignment exponent of the even lanes and of the
-//     odd ones (positions 8v + j have the parity of j), and forms the significands' products
-//     (below 2^8) with a 16-bit multiplication; (6b) scales each by its half's power of two, the
-//     product's sign carried in it, exactly in binary32 (an integer below 2^8 times a normal power
-//     of two), truncates as for binary16, and sums the even and the odd lanes apart (integers below
-//     2^35: exact in binary64); the floor of one half's sum onto the other's grid is a binary64
-//     multiplication by a power of two and a rounding toward -inf, exact, lost bits noted. Step 7
-//     is not tried for a far c (the sum is not c + T); (6c)'s case A takes c as 0 there and notes
-//     its bits as lost.
+//     odd ones (positions 8v + j have the parity of j), and forms the products: for E5M2FNUZ, the
+//     significands' products (below 2^8) with a 16-bit multiplication; for E4M3FNUZ, whose encoding
+//     moved up by 7 bits (the sign by 8) is a binary16 encoding of its value times 2^(bias - 15)
+//     (normal and subnormal alike: exponent field E, fraction f 2^7), the product of two such
+//     binary16 values in binary32 (exact: 8 bits); (6b) scales each by its half's power of two (for
+//     E5M2FNUZ with the product's sign carried in it), exactly in binary32 (8 bits times a normal
+//     power of two, the result normal), truncates as for binary16, and sums the even and the odd
+//     lanes apart (integers below 2^35: exact in binary64); the floor of one half's sum onto the
+//     other's grid is a binary64 multiplication by a power of two and a rounding toward -inf,
+//     exact, lost bits noted. Step 7 is not tried for a far c (the sum is not c + T); (6c)'s case A
+//     takes c as 0 there and notes its bits as lost.
 //
 // It declines when: not x86-64 with SSE arithmetic (dot_fast_built false); the caller's MXCSR is
 // not the default (nearest, every exception masked, no FTZ/DAZ); c or an operand is an infinity or
 // a NaN, or a block before the last overflows (the next block's c is then an infinity, which the
-// general path's specials handle); a product could reach 2^128 (e_a + e_b >= 126: the model's overflowing products, which
-// make the block an infinity); the parameters are other than above.
+// general path's specials handle); a product could reach 2^128 (e_a + e_b >= 126: the model's
+// overflowing products, which make the block an infinity); the parameters are other than above.
 #pragma once
 
 #include <bit>
@@ -329,21 +332,25 @@ template <format F, int NV, bool WHOLE, class A, class B>
                                                                         int drop, bool halves, binade_chain& ch,
                                                                         simd::m256d& dropv) {
   constexpr bool half = F == binary16, fp8 = F.bits() == 8;
+  // E4M3FNUZ read as binary16 (file comment, 8): its products in binary32, as binary16's (not
+  // E5M2FNUZ: its exponent field 31 holds finite values, binary16's infinities and NaNs)
+  constexpr bool e4m3 = fp8 && F.exponent_bits == 4;
   constexpr int fb = F.fraction_bits(), bias = F.bias();
   // (file comment, 6a) a's and b's 8 encodings side by side in 16-bit lanes: the exponent fields
   // (all ones: a special operand; FNUZ: the encoding with the sign bit alone), max(E, 1) = e + bias,
   // and a zero product's alignment exponent 0 (below every real one, which is at least 2); the
-  // largest by vphminposuw on the complements (for odd/even halves, of each half's lanes: file
-  // comment, 8).
+  // largest by vphminposuw on the complements (FP8: by unsigned maxima, of each half's lanes for
+  // odd/even halves: file comment, 8).
   const simd::m256i emask = simd::mm256_set1_epi16((1 << F.exponent_bits) - 1), one = simd::mm256_set1_epi16(1);
   const simd::m256i magnitude = simd::mm256_set1_epi16(static_cast<short>((1 << (F.bits() - 1)) - 1));
   __m128i vmax = _mm_setzero_si128();
   simd::m256i bad = simd::mm256_setzero_si256();
-  [[maybe_unused]] simd::m256 pf[NV];       // binary16: the products in binary32 (exact: file comment, 6b)
+  [[maybe_unused]] simd::m256 pf[NV];       // binary16, E4M3FNUZ: the products in binary32 (exact: file
+                                            // comment, 6b and 8)
   [[maybe_unused]] simd::m256d pd[2 * NV];  // bfloat16: in binary64 (exact)
-  [[maybe_unused]] __m128i pi[NV];      // FP8: the significands' products (< 2^8), 16-bit lanes
-  [[maybe_unused]] __m128i al[NV];      // FP8: the alignment exponents plus 2 bias (0: a zero product),
-                                        // plus 256 where the product is negative
+  [[maybe_unused]] __m128i pi[NV];          // E5M2FNUZ: the significands' products (< 2^8), 16-bit lanes
+  [[maybe_unused]] __m128i al[NV];          // E5M2FNUZ: the alignment exponents plus 2 bias (0: a zero product),
+                                            // plus 256 where the product is negative
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
     const std::size_t off = 8 * static_cast<std::size_t>(v), j = s + off;
@@ -366,7 +373,16 @@ template <format F, int NV, bool WHOLE, class A, class B>
     const __m128i align = _mm_add_epi16(simd::mm256_castsi256_si128(ex), simd::mm256_extracti128_si256<1>(ex));
     const __m128i zp = _mm_or_si128(simd::mm256_castsi256_si128(zero), simd::mm256_extracti128_si256<1>(zero));
     vmax = _mm_max_epu16(vmax, _mm_andnot_si128(zp, align));
-    if constexpr (fp8) {  // significand = fraction | hidden bit (E != 0); their product is exact
+    if constexpr (e4m3) {
+      // The encoding's 7 magnitude bits moved up by 7 are a binary16 encoding of its value times
+      // 2^(bias - 15) (exponent field E, fraction f 2^7; E = 0: binary16's subnormal f 2^7 2^-24);
+      // the sign, then at bit 14, moved to bit 15 by adding it to itself (bit 15 was 0: the bits
+      // above the encoding are cleared). The product of two is exact in binary32 (8 bits).
+      const simd::m256i h7 = simd::mm256_slli_epi16(xy, 7);
+      const simd::m256i h = simd::mm256_add_epi16(h7, simd::mm256_and_si256(h7, simd::mm256_set1_epi16(0x4000)));
+      pf[v] = simd::mm256_mul_ps(simd::mm256_cvtph_ps(simd::mm256_castsi256_si128(h)),
+                                 simd::mm256_cvtph_ps(simd::mm256_extracti128_si256<1>(h)));
+    } else if constexpr (fp8) {  // significand = fraction | hidden bit (E != 0); their product is exact
       const simd::m256i sig =
           simd::mm256_or_si256(simd::mm256_and_si256(xy, simd::mm256_set1_epi16((1 << fb) - 1)),
                                simd::mm256_andnot_si256(simd::mm256_cmpeq_epi16(E, simd::mm256_setzero_si256()),
@@ -388,12 +404,19 @@ template <format F, int NV, bool WHOLE, class A, class B>
   auto largest = [](__m128i v) __attribute__((always_inline, target("avx2,f16c,fma"))) {
     return 0xFFFF ^ (_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(v, _mm_set1_epi32(-1)))) & 0xFFFF);
   };
-  // (FP8 with halves: each half's largest, and M the larger of the two; a half with no nonzero
-  // product gives 0)
-  const __m128i even = _mm_set1_epi32(0xFFFF);
-  const int Me = fp8 && halves ? largest(_mm_and_si128(vmax, even)) : 0;
-  const int Mo = fp8 && halves ? largest(_mm_andnot_si128(even, vmax)) : 0;
-  const int Mb = fp8 && halves ? (Me > Mo ? Me : Mo) : largest(vmax);
+  // (FP8: the largest of the even lanes, positions 2i, and of the odd ones, 2i + 1, by two
+  // unsigned maxima with the 32-bit lanes swapped; with halves, each half's is its own (a half
+  // with no nonzero product gives 0), and M the larger of the two)
+  int Me = 0, Mo = 0, Mb;
+  if constexpr (fp8) {
+    const __m128i m2 = _mm_max_epu16(vmax, _mm_shuffle_epi32(vmax, 0x4E));
+    const auto eo = static_cast<unsigned>(_mm_cvtsi128_si32(_mm_max_epu16(m2, _mm_shuffle_epi32(m2, 0xB1))));
+    const int e = static_cast<int>(eo & 0xFFFF), o = static_cast<int>(eo >> 16);
+    Mb = e > o ? e : o;
+    if (halves) Me = e, Mo = o;
+  } else {
+    Mb = largest(vmax);
+  }
   const bool any = Mb != 0;
   const int M = Mb - 2 * bias;  // (file comment, 2: e_a + e_b)
   if (!simd::mm256_testz_si256(bad, bad) || M >= 126) return false;
@@ -401,26 +424,41 @@ template <format F, int NV, bool WHOLE, class A, class B>
   // summed in binary64 (integers below 2^35: exact)
   simd::m256d acc = simd::mm256_setzero_pd();  // +0: the lanes' sums are never -0
   [[maybe_unused]] __m128d Sd;
+  // t, 8 terms times 2^(F - M_h) in binary32 (exact), truncated (lost bits noted) and summed into
+  // acc: lane i of acc takes positions i and i + 4
+  [[maybe_unused]] auto cut = [&](simd::m256 t) __attribute__((always_inline, target("avx2,f16c,fma"))) {
+    const simd::m256 k = simd::mm256_round_ps<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(t);
+    dropv = simd::mm256_or_pd(dropv, simd::mm256_castps_pd(simd::mm256_cmp_ps<simd::cmp_neq_uq>(k, t)));
+    acc = simd::mm256_add_pd(acc, simd::mm256_add_pd(simd::mm256_cvtps_pd(simd::mm256_castps256_ps128(k)),
+                                                     simd::mm256_cvtps_pd(simd::mm256_extractf128_ps<1>(k))));
+  };
   if constexpr (fp8) {
-    // Each lane onto its half's grid 2^(M_h - F) (one grid, M_h = M, without halves; a half with no
-    // nonzero product takes M: its lanes are all zeros): t = p * (+-2^(align - 2 fb + F - M_h)),
-    // the power of two with a binary32 exponent field in [87, 151] (FNUZ FP8: align - M_h >= -60;
-    // a zero product's align 0 gives a field in [83, 145], and t = +-0), which the product's sign
-    // (256 in al) carries into bit 31.
     const int Mbe = Me != 0 ? Me : Mb, Mbo = Mo != 0 ? Mo : Mb;
-    // (per lane, the exponent field of 2^(F - 2 fb - M_h) plus 2 bias: k0 - M_h)
-    const simd::m256i kk =
-        simd::mm256_sub_epi32(simd::mm256_set1_epi32(127 - 2 * fb + Fa),
-                              simd::mm256_blend_epi32<0xAA>(simd::mm256_set1_epi32(Mbe), simd::mm256_set1_epi32(Mbo)));
+    if constexpr (e4m3) {
+      // Each lane onto its half's grid 2^(M_h - F) (one grid, M_h = M, without halves; a half with
+      // no nonzero product takes M: its lanes are all zeros): pf's product times 2^(2 (15 - bias))
+      // 2^(F - M_h), M_h = Mbe or Mbo - 2 bias: a power of two with the binary32 exponent field
+      // Fa - Mbe (or Mbo) + 157, in [Fa + 127, Fa + 157] (Mbe, Mbo in [0, 30]); t = P 2^(F - M_h)
+      // for the product P, normal where P is nonzero (P >= 2^-20, M_h <= 14).
+      const simd::m256 up = simd::mm256_castsi256_ps(simd::mm256_blend_epi32<0xAA>(
+          simd::mm256_set1_epi32((Fa - Mbe + 157) << 23), simd::mm256_set1_epi32((Fa - Mbo + 157) << 23)));
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      const simd::m256i e32 = simd::mm256_add_epi32(simd::mm256_cvtepu16_epi32(al[v]), kk);
-      const simd::m256 t = simd::mm256_mul_ps(simd::mm256_cvtepi32_ps(simd::mm256_cvtepu16_epi32(pi[v])),
-                                              simd::mm256_castsi256_ps(simd::mm256_slli_epi32(e32, 23)));
-      const simd::m256 k = simd::mm256_round_ps<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(t);
-      dropv = simd::mm256_or_pd(dropv, simd::mm256_castps_pd(simd::mm256_cmp_ps<simd::cmp_neq_uq>(k, t)));
-      acc = simd::mm256_add_pd(acc, simd::mm256_add_pd(simd::mm256_cvtps_pd(simd::mm256_castps256_ps128(k)),
-                                                       simd::mm256_cvtps_pd(simd::mm256_extractf128_ps<1>(k))));
+      for (int v = 0; v < NV; ++v) cut(simd::mm256_mul_ps(pf[v], up));
+    } else {
+      // Each lane onto its half's grid 2^(M_h - F) (as above): t = p * (+-2^(align - 2 fb + F -
+      // M_h)), the power of two with a binary32 exponent field in [87, 151] (FNUZ FP8: align - M_h
+      // >= -60; a zero product's align 0 gives a field in [83, 145], and t = +-0), which the
+      // product's sign (256 in al) carries into bit 31.
+      // (per lane, the exponent field of 2^(F - 2 fb - M_h) plus 2 bias: k0 - M_h)
+      const simd::m256i kk = simd::mm256_sub_epi32(
+          simd::mm256_set1_epi32(127 - 2 * fb + Fa),
+          simd::mm256_blend_epi32<0xAA>(simd::mm256_set1_epi32(Mbe), simd::mm256_set1_epi32(Mbo)));
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const simd::m256i e32 = simd::mm256_add_epi32(simd::mm256_cvtepu16_epi32(al[v]), kk);
+        cut(simd::mm256_mul_ps(simd::mm256_cvtepi32_ps(simd::mm256_cvtepu16_epi32(pi[v])),
+                               simd::mm256_castsi256_ps(simd::mm256_slli_epi32(e32, 23))));
+      }
     }
     // acc's lanes: positions 0, 1, 2, 3 mod 4 (even, odd, even, odd). Each half's sum is an integer
     // below 2^35; the one with the smaller exponent floored onto the other's grid (exact in binary64,
@@ -434,13 +472,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
   } else if constexpr (half) {
     const simd::m256 up = simd::mm256_set1_ps(std::bit_cast<float>(static_cast<std::uint32_t>(Fa - M + 127) << 23));
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      const simd::m256 t = simd::mm256_mul_ps(pf[v], up);
-      const simd::m256 k = simd::mm256_round_ps<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(t);
-      dropv = simd::mm256_or_pd(dropv, simd::mm256_castps_pd(simd::mm256_cmp_ps<simd::cmp_neq_uq>(k, t)));
-      acc = simd::mm256_add_pd(acc, simd::mm256_add_pd(simd::mm256_cvtps_pd(simd::mm256_castps256_ps128(k)),
-                                                       simd::mm256_cvtps_pd(simd::mm256_extractf128_ps<1>(k))));
-    }
+    for (int v = 0; v < NV; ++v) cut(simd::mm256_mul_ps(pf[v], up));
   } else {
     const simd::m256d up = simd::mm256_set1_pd(late_pow2(Fa - M));
 #pragma GCC unroll 8

@@ -247,6 +247,9 @@ template <int N>
 [[LIBFLOAT_SIMD_AVX2]] inline m256i mm256_srli_epi16(m256i a, int n) {
   return (m256i)__builtin_ia32_psrlwi256((v16hi)a, n);
 }
+[[LIBFLOAT_SIMD_AVX2]] inline m256i mm256_slli_epi16(m256i a, int n) {
+  return (m256i)__builtin_ia32_psllwi256((v16hi)a, n);
+}
 [[LIBFLOAT_SIMD_AVX2]] inline m256i mm256_srli_epi64(m256i a, int n) {
   return (m256i)__builtin_ia32_psrlqi256((v4di)a, n);
 }
