@@ -89,6 +89,9 @@
 //     other's grid is a binary64 multiplication by a power of two and a rounding toward -inf,
 //     exact, lost bits noted. Step 7 is not tried for a far c (the sum is not c + T); (6c)'s case A
 //     takes c as 0 there and notes its bits as lost.
+//  9. Lost bits matter only for inexact. Once a whole block has raised it (its rounding inexact, or
+//     bits lost), the AVX2 kernel runs the remaining whole blocks without noting lost bits: the
+//     same results, and inexact is raised either way.
 //
 // It declines when: not x86-64 with SSE arithmetic (dot_fast_built false); the caller's MXCSR is
 // not the default (nearest, every exception masked, no FTZ/DAZ); c or an operand is an infinity or
@@ -324,9 +327,10 @@ constexpr bool late_reads_bytes() {
 
 /// One block of late_f32_kernel_avx2: the len <= 8 NV products from s on (WHOLE: len = 8 NV and
 /// s + len <= n), and the chain's c replaced by the block's result; dropv collects lost bits
-/// (nonzero lanes). Returns false (the kernel declines) for a special operand or a product that
-/// could reach 2^128.
-template <format F, int NV, bool WHOLE, class A, class B>
+/// (nonzero lanes), with TRACK only (the kernel leaves it out once inexact is known: file comment,
+/// 9). Returns false (the kernel declines) for a special operand or a product that could reach
+/// 2^128.
+template <format F, int NV, bool WHOLE, bool TRACK, class A, class B>
 [[gnu::always_inline]] LIBFLOAT_LATE_TARGET inline bool late_avx2_block(const A& a, const B& b, std::size_t s,
                                                                         std::size_t len, std::size_t n, int Fa, int X,
                                                                         int drop, bool halves, binade_chain& ch,
@@ -336,6 +340,13 @@ template <format F, int NV, bool WHOLE, class A, class B>
   // E5M2FNUZ: its exponent field 31 holds finite values, binary16's infinities and NaNs)
   constexpr bool e4m3 = fp8 && F.exponent_bits == 4;
   constexpr int fb = F.fraction_bits(), bias = F.bias();
+  // lost bits noted (nonzero lanes of m) while inexact is not yet known
+  auto lose = [&dropv](simd::m256d m) __attribute__((always_inline, target("avx2,f16c,fma"))) {
+    if constexpr (TRACK)
+      dropv = simd::mm256_or_pd(dropv, m);
+    else
+      (void)m, (void)dropv;
+  };
   // (file comment, 6a) a's and b's 8 encodings side by side in 16-bit lanes: the exponent fields
   // (all ones: a special operand; FNUZ: the encoding with the sign bit alone), max(E, 1) = e + bias,
   // and a zero product's alignment exponent 0 (below every real one, which is at least 2); the
@@ -428,7 +439,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
   // acc: lane i of acc takes positions i and i + 4
   [[maybe_unused]] auto cut = [&](simd::m256 t) __attribute__((always_inline, target("avx2,f16c,fma"))) {
     const simd::m256 k = simd::mm256_round_ps<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(t);
-    dropv = simd::mm256_or_pd(dropv, simd::mm256_castps_pd(simd::mm256_cmp_ps<simd::cmp_neq_uq>(k, t)));
+    lose(simd::mm256_castps_pd(simd::mm256_cmp_ps<simd::cmp_neq_uq>(k, t)));
     acc = simd::mm256_add_pd(acc, simd::mm256_add_pd(simd::mm256_cvtps_pd(simd::mm256_castps256_ps128(k)),
                                                      simd::mm256_cvtps_pd(simd::mm256_extractf128_ps<1>(k))));
   };
@@ -467,7 +478,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
     const __m128d eo = _mm_add_pd(lo, hi);  // (even sum, odd sum)
     const __m128d sh = _mm_mul_pd(eo, _mm_setr_pd(late_pow2(Mbe - Mb), late_pow2(Mbo - Mb)));
     const __m128d fl = _mm_round_pd(sh, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    dropv = simd::mm256_or_pd(dropv, simd::mm256_zextpd128_pd256(_mm_cmpneq_pd(fl, sh)));
+    lose(simd::mm256_zextpd128_pd256(_mm_cmpneq_pd(fl, sh)));
     Sd = _mm_add_sd(fl, _mm_unpackhi_pd(fl, fl));
   } else if constexpr (half) {
     const simd::m256 up = simd::mm256_set1_ps(std::bit_cast<float>(static_cast<std::uint32_t>(Fa - M + 127) << 23));
@@ -479,7 +490,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
     for (int v = 0; v < 2 * NV; ++v) {
       const simd::m256d t = simd::mm256_mul_pd(pd[v], up);
       const simd::m256d k = simd::mm256_round_pd<_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC>(t);
-      dropv = simd::mm256_or_pd(dropv, simd::mm256_cmp_pd<simd::cmp_neq_uq>(k, t));
+      lose(simd::mm256_cmp_pd<simd::cmp_neq_uq>(k, t));
       acc = simd::mm256_add_pd(acc, k);
     }
   }
@@ -501,7 +512,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
     const __m128d T = _mm_mul_sd(_mm_blendv_pd(Sd, fl, pick), _mm_set_sd(late_pow2(b_case ? E - Fa - X : M - Fa)));
     const bool far_c = drop > 0 && any && M > E + drop;  // c dropped (file comment, 8): not c + T
     if (binade_chain_try(ch, T, !(any && M > E + Fa - 23) && !far_c)) [[likely]] {
-      dropv = simd::mm256_or_pd(dropv, simd::mm256_zextpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
+      lose(simd::mm256_zextpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
       return true;
     }
   }
@@ -526,7 +537,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
   const __m128d fa0 = _mm_round_sd(ca, ca, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   const __m128d far = _mm_castsi128_pd(_mm_cvtsi64_si128(far_c ? -1 : 0));
   const __m128d fa = _mm_andnot_pd(far, fa0);
-  dropv = simd::mm256_or_pd(dropv, simd::mm256_zextpd128_pd256(_mm_and_pd(far, _mm_cmpneq_sd(cd, _mm_setzero_pd()))));
+  lose(simd::mm256_zextpd128_pd256(_mm_and_pd(far, _mm_cmpneq_sd(cd, _mm_setzero_pd()))));
   const __m128d down = _mm_set_sd(late_pow2(M - Fa));
   const __m128d va = simd::mm_fmadd_sd(fa, down, _mm_andnot_pd(pick_b, _mm_mul_sd(Sd, down)));  // (exact: one FMA)
   // B: 2^k, k = max(M - e_c + X, -200), and 2^G from exponent fields
@@ -536,8 +547,7 @@ template <format F, int NV, bool WHOLE, class A, class B>
   const __m128d fbl = _mm_round_sd(sb, sb, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   const __m128d gb = _mm_castsi128_pd(_mm_slli_epi64(_mm_add_epi32(ecb, _mm_cvtsi32_si128(1023 - 127 - Fa - X)), 52));
   const __m128d vb = simd::mm_fmadd_sd(fbl, gb, _mm_and_pd(pick_b, cd));
-  dropv = simd::mm256_or_pd(
-      dropv, simd::mm256_zextpd128_pd256(_mm_blendv_pd(_mm_cmpneq_sd(fa0, ca), _mm_cmpneq_sd(fbl, sb), pick_b)));
+  lose(simd::mm256_zextpd128_pd256(_mm_blendv_pd(_mm_cmpneq_sd(fa0, ca), _mm_cmpneq_sd(fbl, sb), pick_b)));
   // (4: the one rounding; inexact when the result differs from the exact sum v)
   const __m128d v = _mm_blendv_pd(va, vb, pick_b);
   const __m128 d = _mm_cvtsd_ss(_mm_setzero_ps(), v);
@@ -571,12 +581,20 @@ LIBFLOAT_LATE_TARGET bool late_f32_kernel_avx2(const matrix_unit& mu, A a, B b, 
   };
   std::size_t s = 0;
   if (N == 8 * static_cast<std::size_t>(NV)) {  // whole blocks: no lane masked, vector loads
+    // (file comment, 9) lost bits noted until inexact is known, then left out
+    bool known = false;
+    for (; s + N <= n && !known; s += N) {
+      if (!next(late_avx2_block<F, NV, true, true>(a, b, s, N, n, Fa, X, drop, halves, ch, dropv), s + N)) return false;
+      known = ch.inexact || !simd::mm256_testz_si256(simd::mm256_castpd_si256(dropv), simd::mm256_castpd_si256(dropv));
+    }
     for (; s + N <= n; s += N)
-      if (!next(late_avx2_block<F, NV, true>(a, b, s, N, n, Fa, X, drop, halves, ch, dropv), s + N)) return false;
+      if (!next(late_avx2_block<F, NV, true, false>(a, b, s, N, n, Fa, X, drop, halves, ch, dropv), s + N))
+        return false;
   }
   for (; s < n; s += N) {
     const std::size_t len = n - s < N ? n - s : N;
-    if (!next(late_avx2_block<F, NV, false>(a, b, s, len, n, Fa, X, drop, halves, ch, dropv), s + len)) return false;
+    if (!next(late_avx2_block<F, NV, false, true>(a, b, s, len, n, Fa, X, drop, halves, ch, dropv), s + len))
+      return false;
   }
   std::uint32_t bits = binade_chain_bits(ch);  // (exact: raises nothing)
   __asm__ volatile("" : "+r"(bits));        // the chain ends before the flags are read
