@@ -92,6 +92,13 @@
 //  9. Lost bits matter only for inexact. Once a whole block has raised it (its rounding inexact, or
 //     bits lost), the AVX2 kernel runs the remaining whole blocks without noting lost bits: the
 //     same results, and inexact is raised either way.
+// 10. A block that step 7 allows (c normal in binade E; not c floored, not a far c) but whose
+//     result leaves binade E: x = c + T is exact in binary64 when 2 F + X <= 68, so one addition
+//     and one conversion under MXCSR round it, with inexact when the result differs from x, in
+//     place of (6c). x's bits: c's lie in [2^(E - 23), 2^(E + 1)); T = S 2^(M - F) with |S| <
+//     2^(F + 7) (N <= 32) and E - X <= M <= E + F - 23 lies in [2^(E - X - F), 2^(E + F - 16)); in
+//     case B T is a multiple of 2^(E - F - X) below 2^(E - X + 7). So x spans at most max(F + X +
+//     8, 2 F + X - 15) <= 53 bits.
 //
 // It declines when: not x86-64 with SSE arithmetic (dot_fast_built false); the caller's MXCSR is
 // not the default (nearest, every exception masked, no FTZ/DAZ); c or an operand is an infinity or
@@ -333,8 +340,8 @@ constexpr bool late_reads_bytes() {
 template <format F, int NV, bool WHOLE, bool TRACK, class A, class B>
 [[gnu::always_inline]] LIBFLOAT_LATE_TARGET inline bool late_avx2_block(const A& a, const B& b, std::size_t s,
                                                                         std::size_t len, std::size_t n, int Fa, int X,
-                                                                        int drop, bool halves, binade_chain& ch,
-                                                                        simd::m256d& dropv) {
+                                                                        int drop, bool halves, bool direct,
+                                                                        binade_chain& ch, simd::m256d& dropv) {
   constexpr bool half = F == binary16, fp8 = F.bits() == 8;
   // E4M3FNUZ read as binary16 (file comment, 8): its products in binary32, as binary16's (not
   // E5M2FNUZ: its exponent field 31 holds finite values, binary16's infinities and NaNs)
@@ -511,8 +518,19 @@ template <format F, int NV, bool WHOLE, bool TRACK, class A, class B>
     const __m128d pick = _mm_castsi128_pd(_mm_cvtsi64_si128(b_case ? -1 : 0));
     const __m128d T = _mm_mul_sd(_mm_blendv_pd(Sd, fl, pick), _mm_set_sd(late_pow2(b_case ? E - Fa - X : M - Fa)));
     const bool far_c = drop > 0 && any && M > E + drop;  // c dropped (file comment, 8): not c + T
-    if (binade_chain_try(ch, T, !(any && M > E + Fa - 23) && !far_c)) [[likely]] {
+    const bool allowed = !(any && M > E + Fa - 23) && !far_c;
+    if (binade_chain_try(ch, T, allowed)) [[likely]] {
       lose(simd::mm256_zextpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
+      return true;
+    }
+    if (allowed && direct && ch.lo != binade_chain_none) {
+      // (file comment, 10) the result left binade E: x = c + T is exact in binary64, and one
+      // conversion rounds it (nearest even under MXCSR, with its underflow and overflow)
+      lose(simd::mm256_zextpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
+      const __m128d x = _mm_add_sd(ch.c, T);
+      const __m128 d = _mm_cvtsd_ss(_mm_setzero_ps(), x);
+      ch.inexact = ch.inexact || _mm_ucomineq_sd(_mm_cvtss_sd(_mm_setzero_pd(), d), x) != 0;
+      binade_chain_set(ch, static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(d))));
       return true;
     }
   }
@@ -563,6 +581,7 @@ LIBFLOAT_LATE_TARGET bool late_f32_kernel_avx2(const matrix_unit& mu, A a, B b, 
                                                std::uint32_t& out, status& st) {
   const int Fa = mu.alignment_bits, X = mu.late_extra_bits, drop = mu.late_c_drop;
   const bool halves = mu.odd_even_halves;
+  const bool direct = 2 * Fa + X <= 68;  // (file comment, 10: c + T exact in binary64)
   const auto N = static_cast<std::size_t>(mu.block_size);
   if ((c & 0x7F800000u) == 0x7F800000u) return false;  // c infinite or NaN
   const unsigned caller = _mm_getcsr();
@@ -584,16 +603,17 @@ LIBFLOAT_LATE_TARGET bool late_f32_kernel_avx2(const matrix_unit& mu, A a, B b, 
     // (file comment, 9) lost bits noted until inexact is known, then left out
     bool known = false;
     for (; s + N <= n && !known; s += N) {
-      if (!next(late_avx2_block<F, NV, true, true>(a, b, s, N, n, Fa, X, drop, halves, ch, dropv), s + N)) return false;
+      if (!next(late_avx2_block<F, NV, true, true>(a, b, s, N, n, Fa, X, drop, halves, direct, ch, dropv), s + N))
+        return false;
       known = ch.inexact || !simd::mm256_testz_si256(simd::mm256_castpd_si256(dropv), simd::mm256_castpd_si256(dropv));
     }
     for (; s + N <= n; s += N)
-      if (!next(late_avx2_block<F, NV, true, false>(a, b, s, N, n, Fa, X, drop, halves, ch, dropv), s + N))
+      if (!next(late_avx2_block<F, NV, true, false>(a, b, s, N, n, Fa, X, drop, halves, direct, ch, dropv), s + N))
         return false;
   }
   for (; s < n; s += N) {
     const std::size_t len = n - s < N ? n - s : N;
-    if (!next(late_avx2_block<F, NV, false, true>(a, b, s, len, n, Fa, X, drop, halves, ch, dropv), s + len))
+    if (!next(late_avx2_block<F, NV, false, true>(a, b, s, len, n, Fa, X, drop, halves, direct, ch, dropv), s + len))
       return false;
   }
   std::uint32_t bits = binade_chain_bits(ch);  // (exact: raises nothing)
