@@ -332,6 +332,15 @@ constexpr bool late_reads_bytes() {
   return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
 }
 
+/// The block's one rounding (file comment, 4): the exact sum v (a binary64) converted to binary32,
+/// nearest even under MXCSR with its underflow and overflow; inexact when the result differs from
+/// v. The result becomes the chain's c.
+[[gnu::always_inline]] LIBFLOAT_LATE_TARGET inline void late_round_once(binade_chain& ch, __m128d v) {
+  const __m128 d = _mm_cvtsd_ss(_mm_setzero_ps(), v);
+  ch.inexact = ch.inexact || _mm_ucomineq_sd(_mm_cvtss_sd(_mm_setzero_pd(), d), v) != 0;
+  binade_chain_set(ch, static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(d))));
+}
+
 /// One block of late_f32_kernel_avx2: the len <= 8 NV products from s on (WHOLE: len = 8 NV and
 /// s + len <= n), and the chain's c replaced by the block's result; dropv collects lost bits
 /// (nonzero lanes), with TRACK only (the kernel leaves it out once inexact is known: file comment,
@@ -519,18 +528,17 @@ template <format F, int NV, bool WHOLE, bool TRACK, class A, class B>
     const __m128d T = _mm_mul_sd(_mm_blendv_pd(Sd, fl, pick), _mm_set_sd(late_pow2(b_case ? E - Fa - X : M - Fa)));
     const bool far_c = drop > 0 && any && M > E + drop;  // c dropped (file comment, 8): not c + T
     const bool allowed = !(any && M > E + Fa - 23) && !far_c;
+    // B's bits below 2^(e_c - F - X), lost when T is taken (here or by the direct rounding)
+    const __m128d b_lost = _mm_and_pd(pick, _mm_cmpneq_sd(fl, sb));
     if (binade_chain_try(ch, T, allowed)) [[likely]] {
-      lose(simd::mm256_zextpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
+      lose(simd::mm256_zextpd128_pd256(b_lost));
       return true;
     }
     if (allowed && direct && ch.lo != binade_chain_none) {
       // (file comment, 10) the result left binade E: x = c + T is exact in binary64, and one
-      // conversion rounds it (nearest even under MXCSR, with its underflow and overflow)
-      lose(simd::mm256_zextpd128_pd256(_mm_and_pd(pick, _mm_cmpneq_sd(fl, sb))));
-      const __m128d x = _mm_add_sd(ch.c, T);
-      const __m128 d = _mm_cvtsd_ss(_mm_setzero_ps(), x);
-      ch.inexact = ch.inexact || _mm_ucomineq_sd(_mm_cvtss_sd(_mm_setzero_pd(), d), x) != 0;
-      binade_chain_set(ch, static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(d))));
+      // conversion rounds it
+      lose(simd::mm256_zextpd128_pd256(b_lost));
+      late_round_once(ch, _mm_add_sd(ch.c, T));
       return true;
     }
   }
@@ -566,11 +574,7 @@ template <format F, int NV, bool WHOLE, bool TRACK, class A, class B>
   const __m128d gb = _mm_castsi128_pd(_mm_slli_epi64(_mm_add_epi32(ecb, _mm_cvtsi32_si128(1023 - 127 - Fa - X)), 52));
   const __m128d vb = simd::mm_fmadd_sd(fbl, gb, _mm_and_pd(pick_b, cd));
   lose(simd::mm256_zextpd128_pd256(_mm_blendv_pd(_mm_cmpneq_sd(fa0, ca), _mm_cmpneq_sd(fbl, sb), pick_b)));
-  // (4: the one rounding; inexact when the result differs from the exact sum v)
-  const __m128d v = _mm_blendv_pd(va, vb, pick_b);
-  const __m128 d = _mm_cvtsd_ss(_mm_setzero_ps(), v);
-  ch.inexact = ch.inexact || _mm_ucomineq_sd(_mm_cvtss_sd(_mm_setzero_pd(), d), v) != 0;
-  binade_chain_set(ch, static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(d))));
+  late_round_once(ch, _mm_blendv_pd(va, vb, pick_b));  // (4: the one rounding of the exact sum)
   return true;
 }
 
