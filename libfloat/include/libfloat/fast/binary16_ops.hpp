@@ -231,8 +231,11 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary16_fma_finite(std::uint32_t x, std
   }
   const bool negp = ((x ^ y) & 0x8000u) != 0, negc = (z & 0x8000u) != 0;
   const int d = ep - ec;  // [-40, 34]
-  const int dp = d > 0 ? d : 0, dc = d > 0 ? 0 : -d;
-  const std::int64_t S = (negp ? -(P << dp) : (P << dp)) + (negc ? -(C << dc) : (C << dc));
+  // Without branches: which term is shifted, and the signs, are coin flips on varied data (as
+  // branches they cost a misprediction per call). Negation is (v ^ m) - m with m = 0 or -1.
+  const int dp = d > 0 ? d : 0, dc = dp - d;
+  const std::int64_t mp = -static_cast<std::int64_t>(negp), mc = -static_cast<std::int64_t>(negc);
+  const std::int64_t S = (((P << dp) ^ mp) - mp) + (((C << dc) ^ mc) - mc);
   if (S == 0) [[unlikely]] {
     // IEEE 754-2019 §6.3: an exact zero a * b + c is -0 when both terms are -0 (or negative zeros);
     // any other exact zero is +0, or -0 rounding downward.
