@@ -3,7 +3,12 @@
 // it and bench/ratios.py --peers prints the ratios). Built only when the peers' sources are present
 // (bench/peers.cmake); their code is compiled in the build directory and linked here.
 //
-// Scalar operations, N = 4096 independent operand sets per iteration, items = operations:
+// Scalar operations, N = 65536 independent operand sets per iteration (LIBFLOAT_PEERS_SETS=<n>
+// sets another count), items = operations. Not fewer: a branch predictor can learn a short set that
+// repeats. With 4096 sets (the count until 2026-12-07), the AMD EPYC (Zen 5) of docs/performance.md
+// predicted SoftFloat's data-dependent branches (the signs, the exponent difference) nearly
+// perfectly: f16_add took 4.4 ns per call there and 17.5 ns on 65536 sets. A simulator's stream of
+// operations does not repeat like that. 3 x 65536 binary16 operands take 384 KiB.
 //   peers/<fmt>/<op>/<mode>/libfloat     lf::add(a, b, mode, &st) etc.: typed free functions with
 //                                        flags ORed into st
 //   peers/<fmt>/<op>/<mode>/softfloat    f16_add etc. with softfloat_roundingMode = mode, flags
@@ -43,6 +48,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <span>
@@ -66,7 +73,20 @@ int bench_cpfloat_binary(int op, float* out, const float* a, const float* b, std
 
 namespace {
 
-constexpr std::size_t N = 4096;
+/// The scalar operand sets per iteration (the file comment: why not fewer), LIBFLOAT_PEERS_SETS or 65536.
+std::size_t scalar_sets() {
+  const char* v = std::getenv("LIBFLOAT_PEERS_SETS");
+  if (v == nullptr || *v == '\0') return 65536;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (*end != '\0' || n < 1 || n > (1u << 24) || v[0] == '-') {
+    std::fprintf(stderr, "bench_peers: LIBFLOAT_PEERS_SETS='%s': expected a whole number of operand sets from 1 to %u\n",
+                 v, 1u << 24);
+    std::exit(2);
+  }
+  return static_cast<std::size_t>(n);
+}
+const std::size_t N = scalar_sets();
 constexpr std::size_t n_elements = std::size_t{1} << 24;  // 16M
 
 // ---- rounding modes, as each library names them ------------------------------------------------

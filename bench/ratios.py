@@ -156,7 +156,7 @@ def print_peers_ratios(med, ratio_row, headers, markdown):
             rows.append(ratio_row(f"{base}: libfloat / softfloat", f"{base}/libfloat", f"{base}/softfloat", target))
     print(table(rows, headers, markdown))
     print()
-    print("The same operations on spans: lf::add(a, b, out, mode) etc. on the 4096 operand sets, mode read once per call, "
+    print("The same operations on spans: lf::add(a, b, out, mode) etc. on the 65536 operand sets, mode read once per call, "
           "flags returned, vs SoftFloat's loop:")
     rows = []
     for fmt, op, target in (("fp16", "add", 4.0), ("fp16", "mul", 4.0), ("fp16", "div", 4.0), ("fp16", "fma", 2.0),

@@ -9,6 +9,7 @@
 #   bench/run_peers.sh --benchmark_filter='peers/cvt/'    # extra arguments go to the benchmark binary
 #   LIBFLOAT_BENCH_BUILD=build/mine bench/run_peers.sh    # another build directory (default build/bench)
 #   LIBFLOAT_BENCH_REPETITIONS=9 bench/run_peers.sh
+#   LIBFLOAT_PEERS_SETS=4096 bench/run_peers.sh   # scalar operand sets per iteration (default 65536; see bench_peers.cpp)
 #
 # Timings on a shared or virtual machine are noisy: quote medians, never put them in tests.
 set -euo pipefail
