@@ -553,6 +553,72 @@ TEST_CASE("unmasked exceptions: the typed operators and conversions trap nothing
   }
 }
 
+/// lf::mul(f, a, b, mode) for every pair, in each deterministic mode, under MXCSR = csr: result << 8
+/// | flags per call. Returns MXCSR as it was after the calls (its sticky flags: bits 0-5).
+[[gnu::noinline]] unsigned runtime_muls_under(unsigned csr, const lf::format& f, const std::vector<u64>& a,
+                                              const std::vector<u64>& b, std::vector<u64>& out) {
+  constexpr lf::rounding modes[] = {lf::rounding::nearest_even, lf::rounding::toward_zero,  lf::rounding::upward,
+                                    lf::rounding::downward,     lf::rounding::nearest_away, lf::rounding::odd};
+  out.clear();
+  const unsigned saved = _mm_getcsr();
+  _mm_setcsr(csr);
+  for (lf::rounding m : modes) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      u64 x = a[i], y = b[i];
+      __asm__ volatile("" : "+r"(x), "+r"(y));
+      lf::status st{};
+      u64 r = lf::mul(f, x, y, lf::env{m}, st);
+      __asm__ volatile("" : "+r"(r));
+      out.push_back(r << 8 | lf::to_bits(st));
+    }
+  }
+  const unsigned after = _mm_getcsr();
+  _mm_setcsr(saved);
+  return after;
+}
+
+TEST_CASE(
+    "run-time-mode mul (binary16, binary32: products of normals in hardware): the same bits and flags "
+    "under every setting, traps unmasked included, and no MXCSR flag raised") {
+  // The fast paths of fast/binary16_ops.hpp multiply two normals as float or double (an exact
+  // product, so no exception); every other pair takes integer code. Both must be blind to MXCSR.
+  std::vector<u16> a16, b16;
+  operand_pairs<lf::binary16>(a16, b16, 3000, 17);
+  std::vector<u64> x16(a16.begin(), a16.end()), y16(b16.begin(), b16.end()), x32, y32;
+  std::mt19937_64 g(18);
+  const auto field = [&](u32 e) { return static_cast<u64>(((g() & 1) << 31) | (e << 23) | (g() & 0x7FFFFFu)); };
+  // Pairs of four kinds in turn: any encodings (every class), exponent fields below 64 (tiny
+  // products), above 189 (overflowing products), and a zero or subnormal (or tiny) second operand.
+  const auto draw = [&](u64 lo, u64 n) { return static_cast<u32>(lo + g() % n); };
+  for (int i = 0; i < 6000; ++i) {
+    const int kind = i % 4;
+    if (kind == 0) {
+      x32.push_back(g() & 0xFFFFFFFFu);
+      y32.push_back(g() & 0xFFFFFFFFu);
+    } else {
+      x32.push_back(field(kind == 1 ? draw(0, 64) : kind == 2 ? draw(190, 65) : draw(0, 255)));
+      y32.push_back(field(kind == 1 ? draw(0, 64) : kind == 2 ? draw(190, 65) : draw(0, 3)));
+    }
+  }
+  // (The fast paths themselves are compared with the core in tests/fast, default environment.)
+  std::vector<u64> want16, want32, got;
+  CHECK((runtime_muls_under(mxcsr_default, lf::binary16, x16, y16, want16) & 0x3F) == 0);
+  CHECK((runtime_muls_under(mxcsr_default, lf::binary32, x32, y32, want32) & 0x3F) == 0);
+  constexpr unsigned masks_cleared[] = {mxcsr_default & ~0x1F80u, (mxcsr_default & ~0x1F80u) | 0xE040u};
+  std::vector<setting> all(std::begin(settings), std::end(settings));
+  all.push_back({"every exception unmasked", masks_cleared[0]});
+  all.push_back({"every exception unmasked, toward zero, FTZ and DAZ", masks_cleared[1]});
+  for (const auto& s : all) {
+    const std::string setting_name = s.name;
+    CAPTURE(setting_name);
+    const unsigned flags_before = s.csr & 0x3F;
+    CHECK((runtime_muls_under(s.csr, lf::binary16, x16, y16, got) & 0x3F) == flags_before);
+    CHECK(got == want16);
+    CHECK((runtime_muls_under(s.csr, lf::binary32, x32, y32, got) & 0x3F) == flags_before);
+    CHECK(got == want32);
+  }
+}
+
 TEST_CASE("lf::fp32 operators are the hardware's: they follow the rounding control, as documented") {
   // 1 + 2^-30: binary32 rounds it to 1 to nearest and to 1 + 2^-23 (0x3F800001) upward.
   const auto fp32_add_under = [](unsigned csr) {

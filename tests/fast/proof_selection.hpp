@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <vector>
 
 namespace proof {
 
@@ -23,6 +24,30 @@ inline std::string env_str(const char* name, const char* fallback) {
   return s && *s ? std::string(s) : std::string(fallback);
 }
 
+/// A comma-separated list of names from the environment (LIBFLOAT_PROOF_FORMATS, _MODES, _POLICIES,
+/// _OPS): "all", or the names it lets through.
+struct name_filter {
+  std::string list;
+  bool operator()(const std::string& name) const {
+    return list == "all" || ("," + list + ",").find("," + name + ",") != std::string::npos;
+  }
+  /// The names in the list that are not in `known` (empty when the list is "all").
+  std::string unknown(const std::vector<std::string>& known) const {
+    if (list == "all") return {};
+    std::string bad, item;
+    for (std::size_t i = 0; i <= list.size(); ++i) {
+      if (i < list.size() && list[i] != ',') {
+        item += list[i];
+        continue;
+      }
+      bool found = false;
+      for (const auto& k : known) found |= k == item;
+      if (!found) bad += (bad.empty() ? "" : ", ") + ("'" + item + "'");
+      item.clear();
+    }
+    return bad;
+  }
+};
 inline std::size_t env_num(const char* name, std::size_t fallback) {
   const char* s = std::getenv(name);
   return s && *s ? static_cast<std::size_t>(std::strtoull(s, nullptr, 10)) : fallback;

@@ -163,29 +163,7 @@ std::vector<path_info> requested_paths() {
   return v;
 }
 
-/// One of LIBFLOAT_PROOF_FORMATS / _MODES / _POLICIES: "all", or the names it lets through.
-struct name_filter {
-  std::string list;
-  bool operator()(const std::string& name) const {
-    return list == "all" || ("," + list + ",").find("," + name + ",") != std::string::npos;
-  }
-  /// The names in the list that are not in `known` (empty when the list is "all").
-  std::string unknown(const std::vector<std::string>& known) const {
-    if (list == "all") return {};
-    std::string bad, item;
-    for (std::size_t i = 0; i <= list.size(); ++i) {
-      if (i < list.size() && list[i] != ',') {
-        item += list[i];
-        continue;
-      }
-      bool found = false;
-      for (const auto& k : known) found |= k == item;
-      if (!found) bad += (bad.empty() ? "" : ", ") + ("'" + item + "'");
-      item.clear();
-    }
-    return bad;
-  }
-};
+using proof::name_filter;
 const name_filter want_format{env_str("LIBFLOAT_PROOF_FORMATS", "all")};
 const name_filter want_mode{env_str("LIBFLOAT_PROOF_MODES", "all")};
 const name_filter want_policy{env_str("LIBFLOAT_PROOF_POLICIES", "all")};

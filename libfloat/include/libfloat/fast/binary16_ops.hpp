@@ -44,11 +44,13 @@
 //    fails with it.) S is rounded to odd at 53 bits (a shift with the lost bits ORed into the last,
 //    when |S| >= 2^53), which Boldo and Melquiond's theorem (as for div) lets round once more to
 //    binary16, in binary64; |S| >= 2^53 means |a * b + c| >= 2^29, an overflow in every direction.
-// The only floating-point instruction is the conversion of an integer (A * B, S, a quotient) to float or
-// double: exact (fewer bits than the significand), so it raises no exception and reads none of
-// MXCSR (the rounding direction only matters for inexact conversions; FTZ and DAZ apply to
-// floating-point operands and results, and there are none, the result being a normal). So this
-// path gives the same bits and flags as the core in every floating-point environment, as the
+// The floating-point instructions are exact operations on and to normals: the conversion of an
+// integer (A * B, S, a quotient) to float or double (fewer bits than the significand), and, when
+// both operands of mul are normals, their widening to binary32 (binary16) or binary64 (binary32)
+// and the product of the widened values (22 or 48 bits: exact, a normal, as above). An exact
+// operation raises no exception and reads none of MXCSR (the rounding direction only matters for
+// inexact results; FTZ and DAZ only for subnormal operands and results, and there are none). So
+// this path gives the same bits and flags as the core in every floating-point environment, as the
 // integer core does; it needs no hardware_env_is_default() check (fast/scalar.hpp), and constant
 // evaluation gives the same too.
 #pragma once
@@ -67,6 +69,11 @@ namespace lf::detail {
 
 /// A binary16 encoding (low 16 bits; the bits above are ignored, as the core does) that is finite.
 LIBFLOAT_INLINE constexpr bool binary16_finite(std::uint64_t a) { return (a & 0x7C00u) != 0x7C00u; }
+/// Whether two binary16 encodings are both finite, in one test: an exponent field of 31 (0x7C00)
+/// plus 0x400 carries into bit 15, every other one stays below it.
+LIBFLOAT_INLINE constexpr bool binary16_both_finite(std::uint64_t a, std::uint64_t b) {
+  return ((((a & 0x7C00u) + 0x400u) | ((b & 0x7C00u) + 0x400u)) & 0x8000u) == 0;
+}
 
 /// The value of a finite binary16 encoding h as a signed integer multiple of 2^-24, the smallest
 /// subnormal: ±(fraction | hidden bit) << (max(biased exponent, 1) - 1), computed as
@@ -107,12 +114,13 @@ LIBFLOAT_INLINE constexpr bool default_policy(const env& e) {
 /// vector loop wants but costs a scalar call about 2.5 times the core's time; the rest of the range
 /// (subnormal, overflowing, zero results) takes it.
 template <format F, format In, rounding M>
-[[gnu::noinline, gnu::cold]] constexpr std::uint64_t round_exact_lane(lane_uint<In> x) {
-  // Out of line, flags returned in the high half: the callers' common path then needs fewer
-  // registers (no spills of callee-saved ones) and keeps no status in memory for it.
+[[gnu::noinline, gnu::cold]] constexpr std::uint64_t round_exact_lane(lane_uint<In> x, status& st) {
+  // Out of line, and it ORs the flags into st itself: the callers' common path then ends in a
+  // jump to it (a tail call), needs no callee-saved register and so saves and restores none.
   std::uint32_t flags = 0;
   const auto r = static_cast<std::uint64_t>(narrow_lane<F, In, M>(x, 0, lane_policy{}, flags));
-  return r | (static_cast<std::uint64_t>(flags) << 32);
+  st |= static_cast<status>(flags);
+  return r;
 }
 template <format F, format In, rounding M>
 LIBFLOAT_INLINE constexpr std::uint64_t round_exact_to(lane_uint<In> x, status& st) {
@@ -141,9 +149,7 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_exact_to(lane_uint<In> x, status& 
     st |= static_cast<status>(static_cast<std::uint8_t>(rem != 0) * to_bits(status::inexact));
     return (static_cast<std::uint64_t>(x >> (W - 1)) << (F.bits() - 1)) | static_cast<std::uint64_t>(r - rebias);
   }
-  const std::uint64_t r = round_exact_lane<F, In, M>(x);  // the flags in bits 32 and up
-  st |= static_cast<status>(r >> 32);
-  return r & 0xFFFFFFFFu;
+  return round_exact_lane<F, In, M>(x, st);
 }
 template <format In, rounding M>
 LIBFLOAT_INLINE constexpr std::uint64_t binary16_round_exact(lane_uint<In> x, status& st) {
@@ -155,6 +161,16 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary16_round_exact(lane_uint<In> x, st
 template <rounding M>
 LIBFLOAT_INLINE constexpr std::uint64_t binary16_mul_finite(std::uint32_t x, std::uint32_t y, status& st) {
   const std::uint32_t bx = (x >> 10) & 0x1Fu, by = (y >> 10) & 0x1Fu;
+  if ((bx != 0) & (by != 0)) [[likely]] {
+    // Both normal (the common case): each is a binary32 normal whose encoding is its own shifted up
+    // 13 bits and rebiased (+112 = 127 - 15 in the exponent field), and their product, A * B < 2^22
+    // times 2^(ea + eb - 50), is exact in binary32 and a normal there (in [2^-28, 2^32)).
+    const auto widen = [](std::uint32_t h) {
+      return std::bit_cast<float>(((h & 0x8000u) << 16) | (((h & 0x7FFFu) << 13) + (112u << 23)));
+    };
+    const float p = widen(x) * widen(y);
+    return binary16_round_exact<binary32, M>(std::bit_cast<std::uint32_t>(p), st);
+  }
   const std::uint32_t nx = bx != 0, ny = by != 0;
   const std::uint32_t P = ((x & 0x3FFu) | (nx << 10)) * ((y & 0x3FFu) | (ny << 10));  // < 2^22
   // |a * b| = P * 2^E with E = ea + eb - 50 in [-48, 10]. float(P) is exact; adding E to its
@@ -190,11 +206,14 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary16_div_finite(std::uint32_t x, std
   std::uint32_t A = (x & 0x3FFu) | (nx << 10), B = (y & 0x3FFu) | (ny << 10);  // B >= 1
   int ea = static_cast<int>(bx + (1 - nx)), eb = static_cast<int>(by + (1 - ny));
   // Subnormals normalised so that bit 10 leads (a zero A stays 0): then A / B lies in (1/2, 2).
-  const int sa = A == 0 ? 0 : 11 - std::bit_width(A), sb = 11 - std::bit_width(B);
-  A <<= sa;
-  ea -= sa;
-  B <<= sb;
-  eb -= sb;
+  // (Normals have it already: the common case skips the bit scans.)
+  if ((nx & ny) == 0) [[unlikely]] {
+    const int sa = A == 0 ? 0 : 11 - std::bit_width(A), sb = 11 - std::bit_width(B);
+    A <<= sa;
+    ea -= sa;
+    B <<= sb;
+    eb -= sb;
+  }
   // |a / b| = (A / B) * 2^(ea - eb) = (N / B) * 2^(ea - eb - 21) with N = A * 2^21 < 2^32. One
   // division gives Q = floor(N / B) in [2^20, 2^22) (or 0) and the exact remainder; Q | sticky is
   // N / B rounded to odd at Q's 21 or 22 bits, at least p + 2 = 13, so rounding it once more to
@@ -263,6 +282,12 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary16_fma_finite(std::uint32_t x, std
 template <rounding M>
 LIBFLOAT_INLINE constexpr std::uint64_t binary32_mul_finite(std::uint32_t x, std::uint32_t y, status& st) {
   const std::uint32_t bx = (x >> 23) & 0xFFu, by = (y >> 23) & 0xFFu;
+  if ((bx != 0) & (by != 0)) [[likely]] {
+    // Both normal (the common case): double(a) and double(b) are exact, and so is their product
+    // (A * B < 2^48 times a power of two, in [2^-252, 2^256): a binary64 normal).
+    const double p = static_cast<double>(std::bit_cast<float>(x)) * static_cast<double>(std::bit_cast<float>(y));
+    return round_exact_to<binary32, binary64, M>(std::bit_cast<std::uint64_t>(p), st);
+  }
   const std::uint32_t nx = bx != 0, ny = by != 0;
   const std::uint64_t P = std::uint64_t{(x & 0x7FFFFFu) | (nx << 23)} * ((y & 0x7FFFFFu) | (ny << 23));  // < 2^48
   // double(P) is exact with biased exponent in [1023, 1070] for P >= 1; adding E in [-298, 208]
@@ -288,8 +313,8 @@ inline constexpr bool binary16_fast_has_fma = true;
 template <rounding M>
 LIBFLOAT_INLINE constexpr bool binary16_fast_add(std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool fa = binary16_finite(a), fb = binary16_finite(b), plain = default_policy(e);
-  if (!(fa & fb & plain)) return false;  // (& on bools, not &&: one branch; locals keep Clang's -Wall quiet)
+  const bool finite = binary16_both_finite(a, b), plain = default_policy(e);
+  if (!(finite & plain)) return false;  // (& on bools, not &&: one branch; locals keep Clang's -Wall quiet)
   r = binary16_add_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), st);
   return true;
 }
@@ -302,8 +327,8 @@ LIBFLOAT_INLINE constexpr bool binary16_fast_sub(std::uint64_t a, std::uint64_t 
 template <rounding M>
 LIBFLOAT_INLINE constexpr bool binary16_fast_mul(std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool fa = binary16_finite(a), fb = binary16_finite(b), plain = default_policy(e);
-  if (!(fa & fb & plain)) return false;  // (& on bools, not &&: one branch; locals keep Clang's -Wall quiet)
+  const bool finite = binary16_both_finite(a, b), plain = default_policy(e);
+  if (!(finite & plain)) return false;  // (& on bools, not &&: one branch; locals keep Clang's -Wall quiet)
   r = binary16_mul_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), st);
   return true;
 }
@@ -311,8 +336,8 @@ LIBFLOAT_INLINE constexpr bool binary16_fast_mul(std::uint64_t a, std::uint64_t 
 template <rounding M>
 LIBFLOAT_INLINE constexpr bool binary16_fast_div(std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool fa = binary16_finite(a), fb = binary16_finite(b), plain = default_policy(e);
-  if (!(fa & fb & ((b & 0x7FFFu) != 0) & plain)) return false;
+  const bool finite = binary16_both_finite(a, b), nonzero = (b & 0x7FFFu) != 0, plain = default_policy(e);
+  if (!(finite & nonzero & plain)) return false;
   r = binary16_div_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), st);
   return true;
 }
