@@ -48,6 +48,7 @@ struct name_filter {
     return bad;
   }
 };
+
 inline std::size_t env_num(const char* name, std::size_t fallback) {
   const char* s = std::getenv(name);
   return s && *s ? static_cast<std::size_t>(std::strtoull(s, nullptr, 10)) : fallback;

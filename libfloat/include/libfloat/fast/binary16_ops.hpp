@@ -67,12 +67,12 @@
 
 namespace lf::detail {
 
-/// A binary16 encoding (low 16 bits; the bits above are ignored, as the core does) that is finite.
-LIBFLOAT_INLINE constexpr bool binary16_finite(std::uint64_t a) { return (a & 0x7C00u) != 0x7C00u; }
-/// Whether two binary16 encodings are both finite, in one test: an exponent field of 31 (0x7C00)
-/// plus 0x400 carries into bit 15, every other one stays below it.
-LIBFLOAT_INLINE constexpr bool binary16_both_finite(std::uint64_t a, std::uint64_t b) {
-  return ((((a & 0x7C00u) + 0x400u) | ((b & 0x7C00u) + 0x400u)) & 0x8000u) == 0;
+/// Whether binary16 encodings (low 16 bits; the bits above are ignored, as the core does) are all
+/// finite, in one test: an exponent field of 31 (0x7C00) plus 0x400 carries into bit 15, every other
+/// one stays below it.
+template <typename... U>
+LIBFLOAT_INLINE constexpr bool binary16_all_finite(U... v) {
+  return ((((static_cast<std::uint64_t>(v) & 0x7C00u) + 0x400u) | ...) & 0x8000u) == 0;
 }
 
 /// The value of a finite binary16 encoding h as a signed integer multiple of 2^-24, the smallest
@@ -313,7 +313,7 @@ inline constexpr bool binary16_fast_has_fma = true;
 template <rounding M>
 LIBFLOAT_INLINE constexpr bool binary16_fast_add(std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool finite = binary16_both_finite(a, b), plain = default_policy(e);
+  const bool finite = binary16_all_finite(a, b), plain = default_policy(e);
   if (!(finite & plain)) return false;  // (& on bools, not &&: one branch; locals keep Clang's -Wall quiet)
   r = binary16_add_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), st);
   return true;
@@ -327,7 +327,7 @@ LIBFLOAT_INLINE constexpr bool binary16_fast_sub(std::uint64_t a, std::uint64_t 
 template <rounding M>
 LIBFLOAT_INLINE constexpr bool binary16_fast_mul(std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool finite = binary16_both_finite(a, b), plain = default_policy(e);
+  const bool finite = binary16_all_finite(a, b), plain = default_policy(e);
   if (!(finite & plain)) return false;  // (& on bools, not &&: one branch; locals keep Clang's -Wall quiet)
   r = binary16_mul_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), st);
   return true;
@@ -336,7 +336,7 @@ LIBFLOAT_INLINE constexpr bool binary16_fast_mul(std::uint64_t a, std::uint64_t 
 template <rounding M>
 LIBFLOAT_INLINE constexpr bool binary16_fast_div(std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool finite = binary16_both_finite(a, b), nonzero = (b & 0x7FFFu) != 0, plain = default_policy(e);
+  const bool finite = binary16_all_finite(a, b), nonzero = (b & 0x7FFFu) != 0, plain = default_policy(e);
   if (!(finite & nonzero & plain)) return false;
   r = binary16_div_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), st);
   return true;
@@ -345,8 +345,8 @@ LIBFLOAT_INLINE constexpr bool binary16_fast_div(std::uint64_t a, std::uint64_t 
 template <rounding M>
 LIBFLOAT_INLINE constexpr bool binary16_fast_fma(std::uint64_t a, std::uint64_t b, std::uint64_t c, const env& e,
                                                  status& st, std::uint64_t& r) {
-  const bool fa = binary16_finite(a), fb = binary16_finite(b), fc = binary16_finite(c), plain = default_policy(e);
-  if (!(fa & fb & fc & plain)) return false;
+  const bool finite = binary16_all_finite(a, b, c), plain = default_policy(e);
+  if (!(finite & plain)) return false;
   r = binary16_fma_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu),
                              static_cast<std::uint32_t>(c & 0xFFFFu), st);
   return true;
