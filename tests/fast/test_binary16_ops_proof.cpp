@@ -7,13 +7,15 @@
 // For each pair three results are compared, bits and flags:
 //   - the reference, the core: detail::add_inline / sub_inline / mul_inline / div_inline<lf::binary16>
 //     (core/arith.hpp), what the run-time entry points ran before the fast path existed;
-//   - the public entry point lf::add / sub / mul / div(lf::binary16, a, b, env{mode}, st), which
-//     reaches detail::*_of<binary16, mode> and through it the fast path (or, for a NaN or infinite
-//     operand or a zero divisor, the core);
-//   - the fast path's function itself, detail::binary16_fast_add / sub / mul / div<mode>, wherever
-//     it takes the pair; the test also counts the pairs it takes and requires that count to be
-//     exactly the pairs of finite operands (for div: with a nonzero divisor), so the fast path
-//     cannot silently hand everything to the core.
+//   - the public entry point lf::add / sub / mul / div(lf::binary16, a, b, env{mode}, st), called
+//     out of line so that the mode is a run-time value there, as in a simulator: its inline part
+//     (detail::*_mode, inline_fast: two normals for mul and div) with that run-time mode,
+//     and for what it declines detail::*_of<binary16, mode>, whose fast path (binary16_fast_<op>)
+//     takes the other finite pairs (subnormal operands and results) and the core the rest;
+//   - the fast path's function itself, detail::binary16_fast_add / sub / mul / div(mode, ...),
+//     with the mode a constant as in *_of, wherever it takes the pair; the test also counts the
+//     pairs it takes and requires that count to be exactly the pairs of finite operands (for div:
+//     with a nonzero divisor), so the fast path cannot silently hand everything to the core.
 // The typed entry point lf::add(fp16, fp16, mode, &st) reaches the same instantiation; it is compared
 // on every 61st second operand.
 // The span operations lf::add / sub / mul / div(a, b, out, mode) (core/array_arith.hpp, with
@@ -85,8 +87,10 @@ lf::bits_t core(u32 a, u32 b, const lf::env& e, lf::status& st) {
   else if constexpr (O == op::mul) return lf::detail::mul_inline<lf::binary16>(lf::binary16, a, b, e, st);
   else return lf::detail::div_inline<lf::binary16>(lf::binary16, a, b, e, st);
 }
+/// Out of line, so that e.mode is a run-time value here: the entry point's inline fast path
+/// (detail::*_mode, core/detail/runtime_entry.hpp) runs as it does in a caller whose mode varies.
 template <op O>
-lf::bits_t entry(u32 a, u32 b, const lf::env& e, lf::status& st) {
+[[gnu::noinline]] lf::bits_t entry(u32 a, u32 b, const lf::env& e, lf::status& st) {
   if constexpr (O == op::add) return lf::add(lf::binary16, a, b, e, st);
   else if constexpr (O == op::sub) return lf::sub(lf::binary16, a, b, e, st);
   else if constexpr (O == op::mul) return lf::mul(lf::binary16, a, b, e, st);
@@ -101,10 +105,14 @@ lf::fp16 typed(lf::fp16 a, lf::fp16 b, lf::rounding m, lf::status* st) {
 }
 template <op O, lf::rounding M>
 bool fast(u32 a, u32 b, const lf::env& e, lf::status& st, lf::bits_t& r) {
-  if constexpr (O == op::add) return lf::detail::binary16_fast_add<M>(a, b, e, st, r);
-  else if constexpr (O == op::sub) return lf::detail::binary16_fast_sub<M>(a, b, e, st, r);
-  else if constexpr (O == op::mul) return lf::detail::binary16_fast_mul<M>(a, b, e, st, r);
-  else return lf::detail::binary16_fast_div<M>(a, b, e, st, r);
+  if constexpr (O == op::add)
+    return lf::detail::binary16_fast_add(M, a, b, e, st, r);
+  else if constexpr (O == op::sub)
+    return lf::detail::binary16_fast_sub(M, a, b, e, st, r);
+  else if constexpr (O == op::mul)
+    return lf::detail::binary16_fast_mul(M, a, b, e, st, r);
+  else
+    return lf::detail::binary16_fast_div(M, a, b, e, st, r);
 }
 
 /// A span element's bits (its flags are only known ORed over the span).

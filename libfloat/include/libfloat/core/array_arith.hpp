@@ -173,12 +173,12 @@ inline constexpr bool has_scalar_fast_path = F == binary16 || (F == binary32 && 
 template <span_op O, format F, rounding M>
 LIBFLOAT_INLINE bool scalar_fast(std::uint64_t a, std::uint64_t b, std::uint64_t c, const env& e, status& st,
                                  bits_t& r) {
-  if constexpr (F == binary32) return binary32_fast_mul<M>(a, b, e, st, r);
-  else if constexpr (O == span_op::add) return binary16_fast_add<M>(a, b, e, st, r);
-  else if constexpr (O == span_op::sub) return binary16_fast_sub<M>(a, b, e, st, r);
-  else if constexpr (O == span_op::mul) return binary16_fast_mul<M>(a, b, e, st, r);
-  else if constexpr (O == span_op::div) return binary16_fast_div<M>(a, b, e, st, r);
-  else return binary16_fast_fma<M>(a, b, c, e, st, r);
+  if constexpr (F == binary32) return binary32_fast_mul(M, a, b, e, st, r);
+  else if constexpr (O == span_op::add) return binary16_fast_add(M, a, b, e, st, r);
+  else if constexpr (O == span_op::sub) return binary16_fast_sub(M, a, b, e, st, r);
+  else if constexpr (O == span_op::mul) return binary16_fast_mul(M, a, b, e, st, r);
+  else if constexpr (O == span_op::div) return binary16_fast_div(M, a, b, e, st, r);
+  else return binary16_fast_fma(M, a, b, c, e, st, r);
 }
 /// The scalar fast path element by element in mode M under the default policy, inline in the loop
 /// (no call, no mode switch per element): the portable path, and the tail after the whole blocks.

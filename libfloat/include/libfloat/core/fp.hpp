@@ -353,11 +353,13 @@ constexpr std::uint32_t tf32_to_binary32_word(tf32 x) { return static_cast<std::
 // (F is a constant here. add, sub, mul and div go through detail::*_mode<F>: a switch
 // on the mode (folded away when the caller's mode is a constant) to one out-of-line function per
 // format and mode, the one lf::add(format, ...) reaches for a named format, with every derived
-// constant folded. Out of line on purpose: inlined into the caller's loop, the same code ran
+// constant folded. Out of line on purpose: inlined into the caller's loop, the whole core ran
 // anywhere between 148 and 298 Mop/s for fp16 add depending on where the linker put the loop
-// (docs/performance.md); out of line it runs the same in every build. sqrt and fma stay inline:
-// out of line, fma ran at 60% of its inline speed; except binary16 fma, whose out-of-line function
-// has the fast path of fast/binary16_ops.hpp.)
+// (docs/performance.md); out of line it runs the same in every build. Only the common case of
+// binary16 add, sub, mul, div and fma and binary32 mul runs inline, before the switch: a few dozen
+// instructions with the caller's direction as a run-time value (fast/binary16_ops.hpp). sqrt and
+// fma stay inline: out of line, fma ran at 60% of its inline speed; except binary16 fma, whose
+// out-of-line function has the fast path of fast/binary16_ops.hpp.)
 #define LIBFLOAT_TYPED_BINARY(name, impl)                                                       \
   template <format F>                                                                           \
   LIBFLOAT_INLINE constexpr fp<F> name(fp<F> a, fp<F> b, const env& e, status* st = nullptr) {  \

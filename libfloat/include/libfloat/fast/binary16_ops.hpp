@@ -1,8 +1,11 @@
-// libfloat/fast/binary16_ops.hpp: binary16 add, sub, mul, div and fma, and binary32 mul, in one
-// fixed deterministic rounding direction under the default policy: the fast path of the
-// run-time-mode entry points (detail::add_of / sub_of / mul_of / div_of / fma_of<binary16, M>,
-// mul_of<binary32, M>, core/detail/runtime_entry.hpp), which lf::add(lf::binary16, ...),
-// lf::add(fp16, fp16, mode, ...), lf::mul(fp32, fp32, mode, ...) and the CLI reach.
+// libfloat/fast/binary16_ops.hpp: binary16 add, sub, mul, div and fma, and binary32 mul, in a
+// deterministic rounding direction under the default policy: the fast path of the run-time-mode
+// entry points (core/detail/runtime_entry.hpp), which lf::add(lf::binary16, ...),
+// lf::add(fp16, fp16, mode, ...), lf::mul(fp32, fp32, mode, ...), the span operations and the CLI
+// reach. The direction is a function argument: detail::*_mode runs the common case inline in the
+// caller with the caller's run-time direction (inline_fast: mul and div of two normals, add, sub and
+// fma of finite operands; no switch, no call), and the per-direction functions detail::*_of<F, M>
+// run the whole fast path (binary16_fast_<op>) with the direction a constant, folded into the code.
 //
 // Proof: tests/fast/test_binary16_ops_proof.cpp (ctest label `proof`) compares these functions, and
 // the public entry points that call them, with the core (detail::add_inline / sub_inline /
@@ -19,14 +22,16 @@
 // and signs with random fractions.
 //
 // Why the result is the core's: each operation forms the exact result of two finite binary16 values
-// (for div: the quotient rounded to odd, see binary16_div_finite) as a binary32 (mul, div) or
-// binary64 (add, sub) encoding and rounds that once to binary16 with
+// (for div: the quotient rounded to odd, see binary16_quotient) as a binary32 (mul, div) or
+// binary64 (add, sub) encoding and rounds that once to binary16: a normal result by an integer
+// addition of a per-direction increment and a shift (round_magnitude), any other with
 // narrow_lane (fast/array_lane.hpp), round_pack specialised to the rounding direction; rounding
 // the exact value once is what IEEE 754-2019 §5.4.1 asks for, with §7's flags.
 //  - mul: |a| = A * 2^(ea - 25), |b| = B * 2^(eb - 25) with integers A, B < 2^11 and ea, eb in
 //    [1, 30] (ea = max(biased exponent, 1)), so |a * b| = (A * B) * 2^(ea + eb - 50) with
 //    A * B < 2^22: exact in binary32, whose 24-bit significand holds it. A nonzero product lies in
-//    [2^-48, 2^32), inside binary32's normal range [2^-126, 2^128).
+//    [2^-48, 2^32), inside binary32's normal range [2^-126, 2^128). For two normals the product is
+//    formed in hardware from the operands' own encodings (binary16_mul_normal).
 //    binary32 mul is the same with A, B < 2^24: A * B < 2^48 is exact in binary64 (below).
 //  - add: every finite binary16 value is an integer multiple of 2^-24 below 2^16 * 2^24 = 2^40 in
 //    magnitude, so a + b = S * 2^-24 with |S| < 2^41: exact in binary64 (53-bit significand), and
@@ -46,8 +51,9 @@
 //    binary16, in binary64; |S| >= 2^53 means |a * b + c| >= 2^29, an overflow in every direction.
 // The floating-point instructions are exact operations on and to normals: the conversion of an
 // integer (A * B, S, a quotient) to float or double (fewer bits than the significand), and, when
-// both operands of mul are normals, their widening to binary32 (binary16) or binary64 (binary32)
-// and the product of the widened values (22 or 48 bits: exact, a normal, as above). An exact
+// both operands of mul are normals, the product of binary32 normals of values a * 2^-112 and
+// b * 2^112 (binary16) or of the operands widened to binary64 (binary32): 22 or 48 bits, exact,
+// a normal, as above. An exact
 // operation raises no exception and reads none of MXCSR (the rounding direction only matters for
 // inexact results; FTZ and DAZ only for subnormal operands and results, and there are none). So
 // this path gives the same bits and flags as the core in every floating-point environment, as the
@@ -106,24 +112,73 @@ LIBFLOAT_INLINE constexpr bool default_policy(const env& e) {
 }
 
 /// Rounds the exact value x, a binary32 or binary64 encoding (In), to F (binary16, or binary32 from
-/// binary64) in direction M and ORs the flags into st: narrow_lane (fast/array_lane.hpp), with its
-/// common case first. When F's smallest normal <= |x| <= F's largest finite value the result is a
-/// normal that cannot overflow or be tiny, so rounding is a shift of the encoding (a carry out of
-/// the fraction moves the exponent up, as in round_pack's normal case, core/detail/round.hpp) and
-/// the only flag is inexact. The branch-free lane computes every case at once, which is what a
-/// vector loop wants but costs a scalar call about 2.5 times the core's time; the rest of the range
-/// (subnormal, overflowing, zero results) takes it.
-template <format F, format In, rounding M>
-[[gnu::noinline, gnu::cold]] constexpr std::uint64_t round_exact_lane(lane_uint<In> x, status& st) {
+/// binary64) in the deterministic direction m and ORs the flags into st, with narrow_lane
+/// (fast/array_lane.hpp): every case (subnormal, overflowing, zero results), branch-free, which is
+/// what a vector loop wants but costs a scalar call about 2.5 times the core's time, so
+/// round_magnitude below takes the normal results itself and leaves only the rest to this.
+template <format F, format In>
+[[gnu::noinline, gnu::cold]] constexpr std::uint64_t round_exact_lane(lane_uint<In> x, rounding m, status& st) {
   // Out of line, and it ORs the flags into st itself: the callers' common path then ends in a
   // jump to it (a tail call), needs no callee-saved register and so saves and restores none.
   std::uint32_t flags = 0;
-  const auto r = static_cast<std::uint64_t>(narrow_lane<F, In, M>(x, 0, lane_policy{}, flags));
+  const std::uint64_t r = with_mode(m, [&](auto mode) -> std::uint64_t {
+    constexpr rounding M = decltype(mode)::value;
+    if constexpr (M == rounding::stochastic)
+      return 0;  // not reached: the callers exclude it
+    else
+      return narrow_lane<F, In, M>(x, 0, lane_policy{}, flags);
+  });
   st |= static_cast<status>(flags);
   return r;
 }
-template <format F, format In, rounding M>
-LIBFLOAT_INLINE constexpr std::uint64_t round_exact_to(lane_uint<In> x, status& st) {
+
+/// The increment that round_magnitude adds to |x| before dropping s0 bits, for each direction m,
+/// sign and kept last bit (lsb): index m * 8 + neg * 4 + lsb (entries 2, 3, 6 and 7 of each
+/// direction unused: the index is then a shift of the sign and lsb bits, see round_magnitude).
+/// Each direction is a choice between truncation (0) and rounding up (ulp - 1: any nonzero
+/// remainder carries into the kept bits): nearest_even: half - 1 + lsb (a tie goes up only from an
+/// odd lsb); nearest_away: half; toward_zero: 0; upward: ulp - 1 when positive; downward: ulp - 1
+/// when negative; odd: ulp - 1 when the lsb is even (an inexact result becomes the odd neighbour,
+/// truncated | sticky, as one addition). (A table rather than ?: on the sign, which GCC turns into
+/// a branch: a coin flip on varied data; and one load serves every direction, where the direction
+/// is a run-time value.)
+template <typename U, int s0>
+struct round_increment_table {
+  U v[64]{};
+  constexpr round_increment_table() {
+    const U half = U{1} << (s0 - 1), up = (U{1} << s0) - 1;
+    for (unsigned i = 0; i < 64; ++i) {
+      const unsigned m = i >> 3, neg = (i >> 2) & 1, lsb = i & 1;
+      U inc = 0;
+      if (m == static_cast<unsigned>(rounding::nearest_even))
+        inc = half - 1 + lsb;
+      else if (m == static_cast<unsigned>(rounding::nearest_away))
+        inc = half;
+      else if (m == static_cast<unsigned>(rounding::upward))
+        inc = neg ? 0 : up;
+      else if (m == static_cast<unsigned>(rounding::downward))
+        inc = neg ? up : 0;
+      else if (m == static_cast<unsigned>(rounding::odd))
+        inc = lsb ? 0 : up;
+      v[i] = inc;  // toward_zero, and stochastic (never taken here): 0
+    }
+  }
+};
+template <typename U, int s0>
+inline constexpr round_increment_table<U, s0> round_increments{};
+
+/// |x| rounded to F in the deterministic direction m, with the sign `sign` (0, or F's sign bit:
+/// 0x8000 for binary16), for x an In encoding whose magnitude a is a normal or a zero (In's sign bit
+/// clear). The flags are ORed into st. When F's smallest normal <= |x| <= F's largest finite value
+/// the result is a normal that cannot overflow or be tiny, so rounding is an addition and a shift
+/// of the encoding (a carry out of the fraction moves the exponent up, as in round_pack's normal
+/// case, core/detail/round.hpp) and the only flag is inexact; the rest goes to round_exact_lane.
+/// m is a function argument, not a template one: where the caller's m is a constant (the
+/// per-mode functions, the span loops) the compiler folds the table index into the code, and where
+/// it is not (the inline part of the run-time-mode entry points) one function serves every
+/// direction without a switch.
+template <format F, format In>
+LIBFLOAT_INLINE constexpr std::uint64_t round_magnitude(lane_uint<In> a, std::uint32_t sign, rounding m, status& st) {
   static_assert(In.fraction_bits() > F.fraction_bits() && F.bits() <= 32 && F.kind == nonfinite::ieee);
   using U = lane_uint<In>;
   constexpr int W = width_of<U>;
@@ -133,44 +188,66 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_exact_to(lane_uint<In> x, status& 
   constexpr U lo = static_cast<U>(In.bias() + F.emin()) << fb_in;                        // F's smallest normal
   constexpr U hi = (static_cast<U>(In.bias() + F.emax()) << fb_in) | (frac_max << s0);  // F's largest finite
   constexpr U rebias = static_cast<U>(In.bias() - F.bias()) << fb;
-  constexpr U half = U{1} << (s0 - 1), ulp_mask = (U{1} << s0) - 1;
-  const U a = x & ~(U{1} << (W - 1));
+  constexpr U ulp_mask = (U{1} << s0) - 1;
   if (a - lo <= hi - lo) [[likely]] {
-    const bool neg = (x >> (W - 1)) != 0;
     const U rem = a & ulp_mask;
-    U r;
-    if constexpr (M == rounding::nearest_even) r = (a + (half - 1) + ((a >> s0) & 1)) >> s0;
-    else if constexpr (M == rounding::nearest_away) r = (a + half) >> s0;
-    else if constexpr (M == rounding::toward_zero) r = a >> s0;
-    // (masks, not ?:, which GCC turns into a branch on the sign, a coin flip)
-    else if constexpr (M == rounding::upward) r = (a + (ulp_mask & (U{0} - U{!neg}))) >> s0;
-    else if constexpr (M == rounding::downward) r = (a + (ulp_mask & (U{0} - U{neg}))) >> s0;
-    else r = (a >> s0) | U{rem != 0};  // odd
+    // index m * 8 + neg * 4 + lsb: when the sign bit (F.bits() - 1) is 2 above the lsb (bit s0 of
+    // a), as for binary16 from binary32 (15, 13) and binary32 from binary64 (31, 29), one shift of
+    // the two bits together; otherwise each on its own
+    unsigned i = static_cast<unsigned>(m) << 3;
+    if constexpr (F.bits() - 1 == s0 + 2)
+      i |= static_cast<unsigned>((static_cast<U>(sign) | (a & (U{1} << s0))) >> s0);
+    else
+      i |= ((sign >> (F.bits() - 1)) << 2) | static_cast<unsigned>((a >> s0) & 1);
+    const U r = (a + round_increments<U, s0>.v[i]) >> s0;
     st |= static_cast<status>(static_cast<std::uint8_t>(rem != 0) * to_bits(status::inexact));
-    return (static_cast<std::uint64_t>(x >> (W - 1)) << (F.bits() - 1)) | static_cast<std::uint64_t>(r - rebias);
+    return std::uint64_t{sign} | static_cast<std::uint64_t>(r - rebias);
   }
-  return round_exact_lane<F, In, M>(x, st);
+  return round_exact_lane<F, In>(a | (static_cast<U>(sign >> (F.bits() - 1)) << (W - 1)), m, st);
 }
-template <format In, rounding M>
-LIBFLOAT_INLINE constexpr std::uint64_t binary16_round_exact(lane_uint<In> x, status& st) {
-  return round_exact_to<binary16, In, M>(x, st);
+/// The In encoding x (an exact value: a normal, or a zero) rounded to F in direction m, sign included.
+template <format F, format In>
+LIBFLOAT_INLINE constexpr std::uint64_t round_exact_to(lane_uint<In> x, rounding m, status& st) {
+  using U = lane_uint<In>;
+  constexpr int W = width_of<U>;
+  const auto sign = static_cast<std::uint32_t>(x >> (W - 1)) << (F.bits() - 1);
+  return round_magnitude<F, In>(x & ~(U{1} << (W - 1)), sign, m, st);
+}
+template <format In>
+LIBFLOAT_INLINE constexpr std::uint64_t binary16_round_exact(lane_uint<In> x, rounding m, status& st) {
+  return round_exact_to<binary16, In>(x, m, st);
 }
 
-/// The exact product of two finite binary16 encodings rounded to binary16 in direction M; the flags
-/// are ORed into st.
-template <rounding M>
-LIBFLOAT_INLINE constexpr std::uint64_t binary16_mul_finite(std::uint32_t x, std::uint32_t y, status& st) {
-  const std::uint32_t bx = (x >> 10) & 0x1Fu, by = (y >> 10) & 0x1Fu;
-  if ((bx != 0) & (by != 0)) [[likely]] {
-    // Both normal (the common case): each is a binary32 normal whose encoding is its own shifted up
-    // 13 bits and rebiased (+112 = 127 - 15 in the exponent field), and their product, A * B < 2^22
-    // times 2^(ea + eb - 50), is exact in binary32 and a normal there (in [2^-28, 2^32)).
-    const auto widen = [](std::uint32_t h) {
-      return std::bit_cast<float>(((h & 0x8000u) << 16) | (((h & 0x7FFFu) << 13) + (112u << 23)));
-    };
-    const float p = widen(x) * widen(y);
-    return binary16_round_exact<binary32, M>(std::bit_cast<std::uint32_t>(p), st);
+/// Whether both binary16 encodings (low 16 bits; the bits above are ignored) are normals, biased
+/// exponent in [1, 30]: a 64-entry table on the sign and exponent bits.
+struct binary16_normal_table {
+  std::uint8_t v[64]{};
+  constexpr binary16_normal_table() {
+    for (int i = 0; i < 64; ++i) v[i] = (i & 31) != 0 && (i & 31) != 31;
   }
+};
+inline constexpr binary16_normal_table binary16_normal_v{};
+LIBFLOAT_INLINE constexpr bool binary16_both_normal(std::uint64_t x, std::uint64_t y) {
+  return (binary16_normal_v.v[(x >> 10) & 63u] & binary16_normal_v.v[(y >> 10) & 63u]) != 0;
+}
+
+/// The product of two normal binary16 encodings rounded to binary16 in direction m. The encoding
+/// of a normal shifted up 13 bits is a binary32 normal of value a * 2^-112 (the exponent field
+/// moves unchanged into binary32's, biased 127 instead of 15), and adding 224 to b's field gives
+/// b * 2^112 (field in [225, 254], still a normal). Their product, A * B < 2^22 times a power of
+/// two, is a * b exactly: a binary32 normal in [2^-28, 2^32).
+LIBFLOAT_INLINE constexpr std::uint64_t binary16_mul_normal(std::uint32_t x, std::uint32_t y, rounding m, status& st) {
+  const float wx = std::bit_cast<float>((x & 0x7FFFu) << 13);
+  const float wy = std::bit_cast<float>(((y & 0x7FFFu) << 13) + (224u << 23));
+  return round_magnitude<binary16, binary32>(std::bit_cast<std::uint32_t>(wx * wy), (x ^ y) & 0x8000u, m, st);
+}
+
+/// The exact product of two finite binary16 encodings rounded to binary16 in direction m; the flags
+/// are ORed into st.
+LIBFLOAT_INLINE constexpr std::uint64_t binary16_mul_finite(std::uint32_t x, std::uint32_t y, rounding m, status& st) {
+  if (binary16_both_normal(x, y)) [[likely]]
+    return binary16_mul_normal(x, y, m, st);
+  const std::uint32_t bx = (x >> 10) & 0x1Fu, by = (y >> 10) & 0x1Fu;
   const std::uint32_t nx = bx != 0, ny = by != 0;
   const std::uint32_t P = ((x & 0x3FFu) | (nx << 10)) * ((y & 0x3FFu) | (ny << 10));  // < 2^22
   // |a * b| = P * 2^E with E = ea + eb - 50 in [-48, 10]. float(P) is exact; adding E to its
@@ -179,65 +256,80 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary16_mul_finite(std::uint32_t x, std
   const std::uint32_t pf = std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<std::int32_t>(P)));
   const std::uint32_t mag = P == 0 ? 0u : pf + (static_cast<std::uint32_t>(E) << 23);  // a zero stays a zero
   const std::uint32_t sign = ((x ^ y) & 0x8000u) << 16;
-  return binary16_round_exact<binary32, M>(sign | mag, st);
+  return binary16_round_exact<binary32>(sign | mag, m, st);
 }
 
-/// The exact sum of two finite binary16 encodings rounded to binary16 in direction M.
-template <rounding M>
-LIBFLOAT_INLINE constexpr std::uint64_t binary16_add_finite(std::uint32_t x, std::uint32_t y, status& st) {
+/// The exact sum of two finite binary16 encodings rounded to binary16 in direction m.
+LIBFLOAT_INLINE constexpr std::uint64_t binary16_add_finite(std::uint32_t x, std::uint32_t y, rounding m, status& st) {
   const std::int64_t S = binary16_fixed(x) + binary16_fixed(y);  // a + b = S * 2^-24, |S| < 2^41
   if (S == 0) [[unlikely]] {
     // IEEE 754-2019 §6.3: -0 + -0 = -0; any other exact zero sum is +0, or -0 rounding downward.
     const bool negx = (x & 0x8000u) != 0, negy = (y & 0x8000u) != 0;
-    const bool neg = negx == negy ? negx : M == rounding::downward;
+    const bool neg = negx == negy ? negx : m == rounding::downward;
     return neg ? 0x8000u : 0u;
   }
   // double(S) is exact (|S| < 2^53), signed, with biased exponent >= 1023; subtracting 24 from the
   // exponent field gives the encoding of S * 2^-24, a normal (no borrow reaches the sign bit).
   const std::uint64_t d = std::bit_cast<std::uint64_t>(static_cast<double>(S)) - (std::uint64_t{24} << 52);
-  return binary16_round_exact<binary64, M>(d, st);
+  return binary16_round_exact<binary64>(d, m, st);
 }
 
-/// The quotient of two finite binary16 encodings, y not a zero, rounded to binary16 in direction M.
-template <rounding M>
-LIBFLOAT_INLINE constexpr std::uint64_t binary16_div_finite(std::uint32_t x, std::uint32_t y, status& st) {
+/// A * 2^ea / (B * 2^eb) with A < 2^11 (0 or with bit 10 set), B in [2^10, 2^11), ea - eb = de, of
+/// sign `sign` (0 or 0x8000), rounded to binary16 in direction m.
+LIBFLOAT_INLINE constexpr std::uint64_t binary16_quotient(std::uint32_t A, std::uint32_t B, int de, std::uint32_t sign,
+                                                          rounding m, status& st) {
+  // |a / b| = (A / B) * 2^de = (N / B) * 2^(de - 21) with N = A * 2^21 < 2^32. One division gives
+  // Q = floor(N / B) in [2^20, 2^22) (or 0) and the exact remainder; Q | sticky is N / B rounded to
+  // odd at Q's 21 or 22 bits, at least p + 2 = 13, so rounding it once more to binary16 gives the
+  // same value and flags as rounding N / B itself, in every direction (Boldo and Melquiond,
+  // "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd", IEEE TC
+  // 57(4), 2008, Theorem 1; tininess after rounding is decided at p bits with an unbounded
+  // exponent, which the same theorem covers).
+  const std::uint32_t N = A << 21;
+  const std::uint32_t Q = N / B, R = N % B;
+  const std::uint32_t P = Q | static_cast<std::uint32_t>(R != 0);  // < 2^22
+  // float(P) is exact with biased exponent 147 or 148 (P >= 2^20); E = de - 21 in [-60, 18] keeps
+  // it in [87, 166]: a normal.
+  const std::uint32_t pf = std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<std::int32_t>(P)));
+  const std::uint32_t mag = P == 0 ? 0u : pf + (static_cast<std::uint32_t>(de - 21) << 23);
+  return round_magnitude<binary16, binary32>(mag, sign, m, st);
+}
+
+/// The quotient of two normal binary16 encodings rounded to binary16 in direction m (no
+/// normalisation: bit 10 leads both significands).
+LIBFLOAT_INLINE constexpr std::uint64_t binary16_div_normal(std::uint32_t x, std::uint32_t y, rounding m, status& st) {
+  const int de = static_cast<int>((x >> 10) & 0x1Fu) - static_cast<int>((y >> 10) & 0x1Fu);
+  return binary16_quotient((x & 0x3FFu) | 0x400u, (y & 0x3FFu) | 0x400u, de, (x ^ y) & 0x8000u, m, st);
+}
+
+/// The quotient of two finite binary16 encodings, y not a zero, in direction m: any operands,
+/// subnormals normalised first.
+LIBFLOAT_INLINE constexpr std::uint64_t binary16_div_finite_any(std::uint32_t x, std::uint32_t y, rounding m,
+                                                                status& st) {
   const std::uint32_t bx = (x >> 10) & 0x1Fu, by = (y >> 10) & 0x1Fu;
   const std::uint32_t nx = bx != 0, ny = by != 0;
   std::uint32_t A = (x & 0x3FFu) | (nx << 10), B = (y & 0x3FFu) | (ny << 10);  // B >= 1
   int ea = static_cast<int>(bx + (1 - nx)), eb = static_cast<int>(by + (1 - ny));
   // Subnormals normalised so that bit 10 leads (a zero A stays 0): then A / B lies in (1/2, 2).
-  // (Normals have it already: the common case skips the bit scans.)
-  if ((nx & ny) == 0) [[unlikely]] {
-    const int sa = A == 0 ? 0 : 11 - std::bit_width(A), sb = 11 - std::bit_width(B);
-    A <<= sa;
-    ea -= sa;
-    B <<= sb;
-    eb -= sb;
-  }
-  // |a / b| = (A / B) * 2^(ea - eb) = (N / B) * 2^(ea - eb - 21) with N = A * 2^21 < 2^32. One
-  // division gives Q = floor(N / B) in [2^20, 2^22) (or 0) and the exact remainder; Q | sticky is
-  // N / B rounded to odd at Q's 21 or 22 bits, at least p + 2 = 13, so rounding it once more to
-  // binary16 gives the same value and flags as rounding N / B itself, in every direction (Boldo and
-  // Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to
-  // odd", IEEE TC 57(4), 2008, Theorem 1; tininess after rounding is decided at p bits with an
-  // unbounded exponent, which the same theorem covers).
-  const std::uint32_t N = A << 21;
-  const std::uint32_t Q = N / B, R = N % B;
-  const std::uint32_t P = Q | static_cast<std::uint32_t>(R != 0);  // < 2^22
-  // float(P) is exact with biased exponent 147 or 148 (P >= 2^20); E = ea - eb - 21 in [-60, 18]
-  // keeps it in [87, 166]: a normal.
-  const int E = ea - eb - 21;
-  const std::uint32_t pf = std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<std::int32_t>(P)));
-  const std::uint32_t mag = P == 0 ? 0u : pf + (static_cast<std::uint32_t>(E) << 23);
-  const std::uint32_t sign = ((x ^ y) & 0x8000u) << 16;
-  return binary16_round_exact<binary32, M>(sign | mag, st);
+  const int sa = A == 0 ? 0 : 11 - std::bit_width(A), sb = 11 - std::bit_width(B);
+  A <<= sa;
+  ea -= sa;
+  B <<= sb;
+  eb -= sb;
+  return binary16_quotient(A, B, ea - eb, (x ^ y) & 0x8000u, m, st);
 }
 
-/// a * b + c for three finite binary16 encodings, rounded once to binary16 in direction M (see the
+/// The quotient of two finite binary16 encodings, y not a zero, rounded to binary16 in direction m.
+LIBFLOAT_INLINE constexpr std::uint64_t binary16_div_finite(std::uint32_t x, std::uint32_t y, rounding m, status& st) {
+  if (binary16_both_normal(x, y)) [[likely]]
+    return binary16_div_normal(x, y, m, st);
+  return binary16_div_finite_any(x, y, m, st);
+}
+
+/// a * b + c for three finite binary16 encodings, rounded once to binary16 in direction m (see the
 /// file comment for why it is exact).
-template <rounding M>
 LIBFLOAT_INLINE constexpr std::uint64_t binary16_fma_finite(std::uint32_t x, std::uint32_t y, std::uint32_t z,
-                                                            status& st) {
+                                                            rounding m, status& st) {
   const std::uint32_t bx = (x >> 10) & 0x1Fu, by = (y >> 10) & 0x1Fu, bz = (z >> 10) & 0x1Fu;
   const std::uint32_t nx = bx != 0, ny = by != 0, nz = bz != 0;
   std::int64_t P = static_cast<std::int64_t>(((x & 0x3FFu) | (nx << 10)) * ((y & 0x3FFu) | (ny << 10)));  // < 2^22
@@ -251,43 +343,48 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary16_fma_finite(std::uint32_t x, std
   const bool negp = ((x ^ y) & 0x8000u) != 0, negc = (z & 0x8000u) != 0;
   const int d = ep - ec;  // [-40, 34]
   // Without branches: which term is shifted, and the signs, are coin flips on varied data (as
-  // branches they cost a misprediction per call). Negation is (v ^ m) - m with m = 0 or -1.
+  // branches they cost a misprediction per call). Negation is (t ^ s) - s with s = 0 or -1.
   const int dp = d > 0 ? d : 0, dc = dp - d;
   const std::int64_t mp = -static_cast<std::int64_t>(negp), mc = -static_cast<std::int64_t>(negc);
   const std::int64_t S = (((P << dp) ^ mp) - mp) + (((C << dc) ^ mc) - mc);
   if (S == 0) [[unlikely]] {
     // IEEE 754-2019 §6.3: an exact zero a * b + c is -0 when both terms are -0 (or negative zeros);
     // any other exact zero is +0, or -0 rounding downward.
-    const bool neg = negp == negc ? negp : M == rounding::downward;
+    const bool neg = negp == negc ? negp : m == rounding::downward;
     return neg ? 0x8000u : 0u;
   }
   const int u = ep < ec ? ep : ec;  // S * 2^u
-  std::uint64_t m = static_cast<std::uint64_t>(S < 0 ? -S : S);
+  std::uint64_t v = static_cast<std::uint64_t>(S < 0 ? -S : S);
   int k = 0;
-  if ((m >> 53) != 0) [[unlikely]] {  // |a * b + c| >= 2^29: an overflow (a branch: no bit scan on the common path)
-    k = std::bit_width(m) - 53;       // [1, 4]
-    m = (m >> k) | static_cast<std::uint64_t>((m & ((std::uint64_t{1} << k) - 1)) != 0);  // rounded to odd
+  if ((v >> 53) != 0) [[unlikely]] {  // |a * b + c| >= 2^29: an overflow (a branch: no bit scan on the common path)
+    k = std::bit_width(v) - 53;       // [1, 4]
+    v = (v >> k) | static_cast<std::uint64_t>((v & ((std::uint64_t{1} << k) - 1)) != 0);  // rounded to odd
   }
-  // double(m) is exact (m < 2^53) with biased exponent in [1023, 1075]; adding u + k in [-48, 9] to the
-  // exponent field gives m * 2^(u + k) >= 2^-48, a normal.
-  const std::uint64_t mag = std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<std::int64_t>(m))) +
+  // double(v) is exact (v < 2^53) with biased exponent in [1023, 1075]; adding u + k in [-48, 9] to the
+  // exponent field gives v * 2^(u + k) >= 2^-48, a normal.
+  const std::uint64_t mag = std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<std::int64_t>(v))) +
                             (static_cast<std::uint64_t>(static_cast<std::int64_t>(u + k)) << 52);
-  return binary16_round_exact<binary64, M>((static_cast<std::uint64_t>(S < 0) << 63) | mag, st);
+  return binary16_round_exact<binary64>((static_cast<std::uint64_t>(S < 0) << 63) | mag, m, st);
 }
 
-/// The exact product of two finite binary32 encodings rounded to binary32 in direction M:
+/// The exact product of two finite binary32 encodings rounded to binary32 in direction m:
 /// |a| = A * 2^(ea - 150), |b| = B * 2^(eb - 150) with integers A, B < 2^24 and ea, eb in [1, 254],
 /// so |a * b| = (A * B) * 2^(ea + eb - 300) with A * B < 2^48: exact in binary64. A nonzero product
 /// lies in [2^-298, 2^256), inside binary64's normal range.
-template <rounding M>
-LIBFLOAT_INLINE constexpr std::uint64_t binary32_mul_finite(std::uint32_t x, std::uint32_t y, status& st) {
+LIBFLOAT_INLINE constexpr bool binary32_both_normal(std::uint64_t x, std::uint64_t y) {
+  const bool nx = ((x & 0x7F800000u) - 0x00800000u) < 0x7F000000u, ny = ((y & 0x7F800000u) - 0x00800000u) < 0x7F000000u;
+  return nx & ny;
+}
+/// Both normal (the common case): double(a) and double(b) are exact, and so is their product
+/// (A * B < 2^48 times a power of two, in [2^-252, 2^256): a binary64 normal).
+LIBFLOAT_INLINE constexpr std::uint64_t binary32_mul_normal(std::uint32_t x, std::uint32_t y, rounding m, status& st) {
+  const double p = static_cast<double>(std::bit_cast<float>(x)) * static_cast<double>(std::bit_cast<float>(y));
+  return round_exact_to<binary32, binary64>(std::bit_cast<std::uint64_t>(p), m, st);
+}
+LIBFLOAT_INLINE constexpr std::uint64_t binary32_mul_finite(std::uint32_t x, std::uint32_t y, rounding m, status& st) {
+  if (binary32_both_normal(x, y)) [[likely]]
+    return binary32_mul_normal(x, y, m, st);
   const std::uint32_t bx = (x >> 23) & 0xFFu, by = (y >> 23) & 0xFFu;
-  if ((bx != 0) & (by != 0)) [[likely]] {
-    // Both normal (the common case): double(a) and double(b) are exact, and so is their product
-    // (A * B < 2^48 times a power of two, in [2^-252, 2^256): a binary64 normal).
-    const double p = static_cast<double>(std::bit_cast<float>(x)) * static_cast<double>(std::bit_cast<float>(y));
-    return round_exact_to<binary32, binary64, M>(std::bit_cast<std::uint64_t>(p), st);
-  }
   const std::uint32_t nx = bx != 0, ny = by != 0;
   const std::uint64_t P = std::uint64_t{(x & 0x7FFFFFu) | (nx << 23)} * ((y & 0x7FFFFFu) | (ny << 23));  // < 2^48
   // double(P) is exact with biased exponent in [1023, 1070] for P >= 1; adding E in [-298, 208]
@@ -296,12 +393,14 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary32_mul_finite(std::uint32_t x, std
   const std::uint64_t pd = std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<std::int64_t>(P)));
   const std::uint64_t mag = P == 0 ? 0u : pd + (static_cast<std::uint64_t>(static_cast<std::int64_t>(E)) << 52);
   const std::uint64_t sign = static_cast<std::uint64_t>((x ^ y) & 0x80000000u) << 32;
-  return round_exact_to<binary32, binary64, M>(sign | mag, st);
+  return round_exact_to<binary32, binary64>(sign | mag, m, st);
 }
 
-// The entry points' hooks (core/detail/runtime_entry.hpp): each returns true and sets r when it
-// has computed the result, false when the core must (a NaN or infinite operand, a policy other
-// than the default). binary16_fast_has_<op> says whether an operation has a fast path at all.
+// The entry points' hooks (core/detail/runtime_entry.hpp, core/array_arith.hpp): each returns true
+// and sets r when it has computed the result in direction m, false when the core must (a NaN or
+// infinite operand, a policy other than the default, stochastic rounding). The run-time-mode entry
+// points call them inline with the caller's mode, the per-mode instantiations and span loops with a
+// constant one. binary16_fast_has_<op> says whether an operation has a fast path at all.
 
 inline constexpr bool binary16_fast_has_add = true;
 inline constexpr bool binary16_fast_has_sub = true;
@@ -310,45 +409,73 @@ inline constexpr bool binary16_fast_has_div = true;
 inline constexpr bool binary16_fast_has_sqrt = false;
 inline constexpr bool binary16_fast_has_fma = true;
 
-template <rounding M>
-LIBFLOAT_INLINE constexpr bool binary16_fast_add(std::uint64_t a, std::uint64_t b, const env& e, status& st,
+/// Whether the fast paths serve env e in direction m: the default policy and a deterministic
+/// direction (stochastic rounding, and any value outside the enumeration, go to the core).
+LIBFLOAT_INLINE constexpr bool fast_env(rounding m, const env& e) {
+  const bool plain = default_policy(e),
+             deterministic = static_cast<unsigned>(m) < static_cast<unsigned>(rounding::stochastic);
+  return plain & deterministic;
+}
+
+LIBFLOAT_INLINE constexpr bool binary16_fast_add(rounding m, std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool finite = binary16_all_finite(a, b), plain = default_policy(e);
-  if (!(finite & plain)) return false;  // (& on bools, not &&: one branch; locals keep Clang's -Wall quiet)
-  r = binary16_add_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), st);
+  const bool finite = binary16_all_finite(a, b), served = fast_env(m, e);
+  if (!(finite & served)) return false;  // (& on bools, not &&: one branch; locals keep Clang's -Wall quiet)
+  r = binary16_add_finite(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), m, st);
   return true;
 }
 /// a - b = a + (-b) for a finite b (the core's rule: only a NaN b keeps its sign).
-template <rounding M>
-LIBFLOAT_INLINE constexpr bool binary16_fast_sub(std::uint64_t a, std::uint64_t b, const env& e, status& st,
+LIBFLOAT_INLINE constexpr bool binary16_fast_sub(rounding m, std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  return binary16_fast_add<M>(a, b ^ 0x8000u, e, st, r);
+  return binary16_fast_add(m, a, b ^ 0x8000u, e, st, r);
 }
-template <rounding M>
-LIBFLOAT_INLINE constexpr bool binary16_fast_mul(std::uint64_t a, std::uint64_t b, const env& e, status& st,
+/// The entry points' inline part for mul and div (core/detail/runtime_entry.hpp, detail::*_mode;
+/// for add, sub and fma it is the whole hook): Op on two normal operands (Both tests them) only,
+/// so that the code inlined into every caller's loop is short (one test covers finiteness and the
+/// choice of the path); the rest goes through the per-mode functions, whose hooks below cover
+/// every finite case.
+template <auto Both, auto Op>
+LIBFLOAT_INLINE constexpr bool fast_normal_pair(rounding m, std::uint64_t a, std::uint64_t b, const env& e, status& st,
+                                                std::uint64_t& r) {
+  const bool normal = Both(a, b), served = fast_env(m, e);
+  if (!(normal & served)) return false;
+  r = Op(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), m, st);
+  return true;
+}
+LIBFLOAT_INLINE constexpr bool binary16_inline_mul(rounding m, std::uint64_t a, std::uint64_t b, const env& e,
+                                                   status& st, std::uint64_t& r) {
+  return fast_normal_pair<binary16_both_normal, binary16_mul_normal>(m, a, b, e, st, r);
+}
+LIBFLOAT_INLINE constexpr bool binary16_inline_div(rounding m, std::uint64_t a, std::uint64_t b, const env& e,
+                                                   status& st, std::uint64_t& r) {
+  return fast_normal_pair<binary16_both_normal, binary16_div_normal>(m, a, b, e, st, r);
+}
+LIBFLOAT_INLINE constexpr bool binary16_fast_mul(rounding m, std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool finite = binary16_all_finite(a, b), plain = default_policy(e);
-  if (!(finite & plain)) return false;  // (& on bools, not &&: one branch; locals keep Clang's -Wall quiet)
-  r = binary16_mul_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), st);
+  if (binary16_inline_mul(m, a, b, e, st, r)) [[likely]]
+    return true;
+  const bool finite = binary16_all_finite(a, b), served = fast_env(m, e);
+  if (!(finite & served)) return false;
+  r = binary16_mul_finite(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), m, st);
   return true;
 }
 /// Division by a zero (divide_by_zero or invalid) goes to the core.
-template <rounding M>
-LIBFLOAT_INLINE constexpr bool binary16_fast_div(std::uint64_t a, std::uint64_t b, const env& e, status& st,
+LIBFLOAT_INLINE constexpr bool binary16_fast_div(rounding m, std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool finite = binary16_all_finite(a, b), nonzero = (b & 0x7FFFu) != 0, plain = default_policy(e);
-  if (!(finite & nonzero & plain)) return false;
-  r = binary16_div_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), st);
+  if (binary16_inline_div(m, a, b, e, st, r)) [[likely]]
+    return true;
+  const bool finite = binary16_all_finite(a, b), nonzero = (b & 0x7FFFu) != 0, served = fast_env(m, e);
+  if (!(finite & nonzero & served)) return false;
+  r = binary16_div_finite(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu), m, st);
   return true;
 }
 /// NaN or infinite operands go to the core (invalid for 0 * inf, the NaN rules).
-template <rounding M>
-LIBFLOAT_INLINE constexpr bool binary16_fast_fma(std::uint64_t a, std::uint64_t b, std::uint64_t c, const env& e,
-                                                 status& st, std::uint64_t& r) {
-  const bool finite = binary16_all_finite(a, b, c), plain = default_policy(e);
-  if (!(finite & plain)) return false;
-  r = binary16_fma_finite<M>(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu),
-                             static_cast<std::uint32_t>(c & 0xFFFFu), st);
+LIBFLOAT_INLINE constexpr bool binary16_fast_fma(rounding m, std::uint64_t a, std::uint64_t b, std::uint64_t c,
+                                                 const env& e, status& st, std::uint64_t& r) {
+  const bool finite = binary16_all_finite(a, b, c), served = fast_env(m, e);
+  if (!(finite & served)) return false;
+  r = binary16_fma_finite(static_cast<std::uint32_t>(a & 0xFFFFu), static_cast<std::uint32_t>(b & 0xFFFFu),
+                          static_cast<std::uint32_t>(c & 0xFFFFu), m, st);
   return true;
 }
 /// binary32: mul only (the others run the core).
@@ -359,27 +486,59 @@ inline constexpr bool binary32_fast_has_div = false;
 inline constexpr bool binary32_fast_has_sqrt = false;
 inline constexpr bool binary32_fast_has_fma = false;
 LIBFLOAT_INLINE constexpr bool binary32_finite(std::uint64_t a) { return (a & 0x7F800000u) != 0x7F800000u; }
-template <rounding M>
-LIBFLOAT_INLINE constexpr bool binary32_fast_mul(std::uint64_t a, std::uint64_t b, const env& e, status& st,
+LIBFLOAT_INLINE constexpr bool binary32_fast_mul(rounding m, std::uint64_t a, std::uint64_t b, const env& e, status& st,
                                                  std::uint64_t& r) {
-  const bool fa = binary32_finite(a), fb = binary32_finite(b), plain = default_policy(e);
-  if (!(fa & fb & plain)) return false;
-  r = binary32_mul_finite<M>(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), st);
+  const bool fa = binary32_finite(a), fb = binary32_finite(b), served = fast_env(m, e);
+  if (!(fa & fb & served)) return false;
+  r = binary32_mul_finite(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), m, st);
   return true;
 }
-template <rounding M, typename... A>
-constexpr bool binary32_fast_add(A&&...) { return false; }
-template <rounding M, typename... A>
-constexpr bool binary32_fast_sub(A&&...) { return false; }
-template <rounding M, typename... A>
-constexpr bool binary32_fast_div(A&&...) { return false; }
-template <rounding M, typename... A>
-constexpr bool binary32_fast_sqrt(A&&...) { return false; }
-template <rounding M, typename... A>
-constexpr bool binary32_fast_fma(A&&...) { return false; }
+template <typename... A>
+constexpr bool binary32_fast_add(A&&...) {
+  return false;
+}
+template <typename... A>
+constexpr bool binary32_fast_sub(A&&...) {
+  return false;
+}
+template <typename... A>
+constexpr bool binary32_fast_div(A&&...) {
+  return false;
+}
+template <typename... A>
+constexpr bool binary32_fast_sqrt(A&&...) {
+  return false;
+}
+template <typename... A>
+constexpr bool binary32_fast_fma(A&&...) {
+  return false;
+}
+
+/// The inline parts by format and operation, for the entry points' macro: has_inline_fast says
+/// which exist (binary16: all but sqrt; binary32: mul), inline_fast calls one.
+enum class fast_op { add, sub, mul, div, sqrt, fma };
+template <format F, fast_op O>
+inline constexpr bool has_inline_fast = (F == binary16 && O != fast_op::sqrt) || (F == binary32 && O == fast_op::mul);
+template <format F, fast_op O, typename... A>
+requires has_inline_fast<F, O> LIBFLOAT_INLINE constexpr bool inline_fast(rounding m, A&&... args) {
+  if constexpr (F == binary32)
+    return fast_normal_pair<binary32_both_normal, binary32_mul_normal>(m, args...);
+  else if constexpr (O == fast_op::add)
+    return binary16_fast_add(m, args...);
+  else if constexpr (O == fast_op::sub)
+    return binary16_fast_sub(m, args...);
+  else if constexpr (O == fast_op::mul)
+    return binary16_inline_mul(m, args...);
+  else if constexpr (O == fast_op::div)
+    return binary16_inline_div(m, args...);
+  else
+    return binary16_fast_fma(m, args...);
+}
 
 /// No fast path (yet) for binary16 sqrt: the core runs.
-template <rounding M, typename... A>
-constexpr bool binary16_fast_sqrt(A&&...) { return false; }
+template <typename... A>
+constexpr bool binary16_fast_sqrt(A&&...) {
+  return false;
+}
 
 }  // namespace lf::detail

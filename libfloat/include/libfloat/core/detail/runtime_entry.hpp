@@ -38,7 +38,7 @@ constexpr named_id named_id_of(const format& f) {
 /// In a constant expression the entry points take the generic inline code instead (the same core,
 /// the mode read from the env), so the *_of functions themselves need not be constexpr: that lets a
 /// program compile them once (LIBFLOAT_SEPARATE_RUNTIME below).
-#define LIBFLOAT_RUNTIME_ENTRY(name, params, outer_args, inner_args)                              \
+#define LIBFLOAT_RUNTIME_ENTRY(name, params, outer_args, inner_args, slow_args)                            \
   /* What a fast path leaves to the core, out of line so that the fast path's own code needs no */ \
   /* callee-saved registers (fast/binary16_ops.hpp). */                                            \
   template <format F, int M>                                                                      \
@@ -50,11 +50,11 @@ constexpr named_id named_id_of(const format& f) {
   template <format F, int M>                                                                      \
   [[gnu::noinline]] bits_t name##_of(const format& f, LIBFLOAT_UNPAREN params) {                   \
     if constexpr (F == lf::binary16 && M >= 0 && binary16_fast_has_##name) { /* fast/binary16_ops.hpp */ \
-      if (bits_t r{}; binary16_fast_##name<static_cast<rounding>(M)>(LIBFLOAT_UNPAREN outer_args, r)) return r; \
+      if (bits_t r{}; binary16_fast_##name(static_cast<rounding>(M), LIBFLOAT_UNPAREN outer_args, r)) return r; \
       return name##_core<F, M>(LIBFLOAT_UNPAREN outer_args);                                      \
     }                                                                                             \
     if constexpr (F == lf::binary32 && M >= 0 && binary32_fast_has_##name) { /* the same file */  \
-      if (bits_t r{}; binary32_fast_##name<static_cast<rounding>(M)>(LIBFLOAT_UNPAREN outer_args, r)) return r; \
+      if (bits_t r{}; binary32_fast_##name(static_cast<rounding>(M), LIBFLOAT_UNPAREN outer_args, r)) return r; \
       return name##_core<F, M>(LIBFLOAT_UNPAREN outer_args);                                      \
     }                                                                                             \
     env e = e_in;                                                                                 \
@@ -63,8 +63,7 @@ constexpr named_id named_id_of(const format& f) {
     else return name##_inline<F>(F, LIBFLOAT_UNPAREN inner_args);                                 \
   }                                                                                               \
   template <format F, class Lazy = void>                                                          \
-  LIBFLOAT_INLINE constexpr bits_t name##_mode(const format& f, LIBFLOAT_UNPAREN params) {         \
-    if (std::is_constant_evaluated()) return name##_inline(f, LIBFLOAT_UNPAREN outer_args);      \
+  LIBFLOAT_INLINE constexpr bits_t name##_switch(const format& f, LIBFLOAT_UNPAREN params) {       \
     switch (e_in.mode) {                                                                          \
       case rounding::nearest_even: return name##_of<F, int(rounding::nearest_even)>(f, LIBFLOAT_UNPAREN outer_args); \
       case rounding::nearest_away: return name##_of<F, int(rounding::nearest_away)>(f, LIBFLOAT_UNPAREN outer_args); \
@@ -75,6 +74,25 @@ constexpr named_id named_id_of(const format& f) {
       case rounding::stochastic: break;                                                           \
     }                                                                                             \
     return name##_of<F, -1>(f, LIBFLOAT_UNPAREN outer_args);                                      \
+  }                                                                                               \
+  template <format F, class Lazy = void>                                                          \
+  LIBFLOAT_INLINE constexpr bits_t name##_mode(const format& f, LIBFLOAT_UNPAREN params) {         \
+    if (std::is_constant_evaluated()) return name##_inline(f, LIBFLOAT_UNPAREN outer_args);      \
+    /* binary16 (and binary32 mul): the common case of the fast path inline, in the caller's */    \
+    /* direction (fast/binary16_ops.hpp), with no switch and no call. What it declines takes the */ \
+    /* switch on copies of the env and the flags, so that the caller's need no memory home on */  \
+    /* the fast path. */                                                                         \
+    if constexpr (has_inline_fast<F, fast_op::name>) {                                            \
+      bits_t r{};                                                                                 \
+      if (inline_fast<F, fast_op::name>(e_in.mode, LIBFLOAT_UNPAREN outer_args, r)) [[likely]] return r; \
+    } else {                                                                                      \
+      return name##_switch<F, Lazy>(f, LIBFLOAT_UNPAREN outer_args);                              \
+    }                                                                                             \
+    const env e = e_in;                                                                           \
+    status s{};                                                                                   \
+    const bits_t r = name##_switch<F, Lazy>(f, LIBFLOAT_UNPAREN slow_args);                       \
+    st |= s;                                                                                      \
+    return r;                                                                                     \
   }                                                                                               \
   /* A template, and its calls name Lazy, so that it and the 300 functions it reaches are */   \
   /* instantiated only where called (core/arith.hpp, LIBFLOAT_RUNTIME_LAZY). */                    \
@@ -94,13 +112,17 @@ constexpr named_id named_id_of(const format& f) {
     return name##_of<format{}, -1>(f, LIBFLOAT_UNPAREN outer_args);                               \
   }
 #define LIBFLOAT_UNPAREN(...) __VA_ARGS__
-LIBFLOAT_RUNTIME_ENTRY(add, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st))
-LIBFLOAT_RUNTIME_ENTRY(sub, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st))
-LIBFLOAT_RUNTIME_ENTRY(mul, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st))
-LIBFLOAT_RUNTIME_ENTRY(div, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st))
-LIBFLOAT_RUNTIME_ENTRY(sqrt, (bits_t a, const env& e_in, status& st), (a, e_in, st), (a, e, st))
+LIBFLOAT_RUNTIME_ENTRY(add, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st),
+                       (a, b, e, s))
+LIBFLOAT_RUNTIME_ENTRY(sub, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st),
+                       (a, b, e, s))
+LIBFLOAT_RUNTIME_ENTRY(mul, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st),
+                       (a, b, e, s))
+LIBFLOAT_RUNTIME_ENTRY(div, (bits_t a, bits_t b, const env& e_in, status& st), (a, b, e_in, st), (a, b, e, st),
+                       (a, b, e, s))
+LIBFLOAT_RUNTIME_ENTRY(sqrt, (bits_t a, const env& e_in, status& st), (a, e_in, st), (a, e, st), (a, e, s))
 LIBFLOAT_RUNTIME_ENTRY(fma, (bits_t a, bits_t b, bits_t c, const env& e_in, status& st), (a, b, c, e_in, st),
-                       (a, b, c, e, st))
+                       (a, b, c, e, st), (a, b, c, e, s))
 #undef LIBFLOAT_UNPAREN
 #undef LIBFLOAT_RUNTIME_ENTRY
 
