@@ -493,26 +493,18 @@ LIBFLOAT_INLINE constexpr bool binary32_fast_mul(rounding m, std::uint64_t a, st
   r = binary32_mul_finite(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), m, st);
   return true;
 }
+// clang-format off
 template <typename... A>
-constexpr bool binary32_fast_add(A&&...) {
-  return false;
-}
+constexpr bool binary32_fast_add(A&&...) { return false; }
 template <typename... A>
-constexpr bool binary32_fast_sub(A&&...) {
-  return false;
-}
+constexpr bool binary32_fast_sub(A&&...) { return false; }
 template <typename... A>
-constexpr bool binary32_fast_div(A&&...) {
-  return false;
-}
+constexpr bool binary32_fast_div(A&&...) { return false; }
 template <typename... A>
-constexpr bool binary32_fast_sqrt(A&&...) {
-  return false;
-}
+constexpr bool binary32_fast_sqrt(A&&...) { return false; }
 template <typename... A>
-constexpr bool binary32_fast_fma(A&&...) {
-  return false;
-}
+constexpr bool binary32_fast_fma(A&&...) { return false; }
+// clang-format on
 
 /// The inline parts by format and operation, for the entry points' macro: has_inline_fast says
 /// which exist (binary16: all but sqrt; binary32: mul), inline_fast calls one.
@@ -537,8 +529,6 @@ requires has_inline_fast<F, O> LIBFLOAT_INLINE constexpr bool inline_fast(roundi
 
 /// No fast path (yet) for binary16 sqrt: the core runs.
 template <typename... A>
-constexpr bool binary16_fast_sqrt(A&&...) {
-  return false;
-}
+constexpr bool binary16_fast_sqrt(A&&...) { return false; }
 
 }  // namespace lf::detail
