@@ -28,6 +28,8 @@
 // the OR of the core's.
 // (The core itself is checked against an exact-rational oracle on all pairs by
 // tests/core/test_pairs16.cpp.)
+// A second case runs in every run, whatever the part: div on every pair of significands of normals
+// (the table of reciprocals' whole domain) at two pairs of exponents, in each direction (below).
 //
 // Environment (each test is single-threaded; ctest runs shards in parallel): the chunk c is the
 // first operand a (65536 chunks of 65536 pairs).
@@ -50,6 +52,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -292,4 +295,46 @@ TEST_CASE("binary16 add, sub, mul, div fast path == core on every operand pair (
       CHECK(x.taken > 0);
       CHECK(x.span_elements > 0);
     }
+}
+
+// The division of normals divides by multiplying with a table of reciprocals
+// (binary16_reciprocal_table, fast/binary16_ops.hpp), one entry per divisor significand. A day's part
+// of the case above takes 1/32 of the dividend significands; this case takes every pair of
+// significands in every run (shard 0 of a sharded run), at two pairs of exponents: 15 and 15
+// (quotients in (1/2, 2), normal) and 1 and 16 (quotients in [2^-16, 2^-14): subnormal, rounded
+// through round_exact_lane), signs alternating, in each direction: the entry point (run-time mode)
+// and the fast path's function (constant mode) against the core, bits and flags.
+TEST_CASE("binary16 div: every pair of significands, both operands normal, each direction (every run)") {
+  const proof::selection sel = proof::select_chunks();
+  if (sel.shard != 0) {
+    std::printf("binary16 div significand pairs: run by shard 0\n");
+    return;
+  }
+  std::uint64_t pairs = 0, mismatches = 0;
+  std::string first;
+  const auto run = [&]<lf::rounding M>() {
+    const lf::env e{M};
+    for (const auto& [ea, eb] : {std::pair<u32, u32>{15, 15}, std::pair<u32, u32>{1, 16}})
+      for (u32 fa = 0; fa < 1024; ++fa)
+        for (u32 fb = 0; fb < 1024; ++fb) {
+          const u32 a = ((fa & 1u) << 15) | (ea << 10) | fa, b = ((fb & 2u) << 14) | (eb << 10) | fb;
+          lf::status ws{}, gs{}, fs{};
+          const lf::bits_t want = core<op::div>(a, b, e, ws);
+          const lf::bits_t got = entry<op::div>(a, b, e, gs);
+          lf::bits_t fr = 0;
+          const bool taken = fast<op::div, M>(a, b, e, fs, fr);
+          ++pairs;
+          if (got != want || gs != ws || !taken || fr != want || fs != ws) {
+            if (mismatches++ == 0)
+              first = std::string(lf::rounding_name(M)) + ": " + describe("entry", a, b, got, gs, want, ws) + "; " +
+                      describe("fast", a, b, fr, fs, want, ws) + (taken ? "" : " (not taken)");
+          }
+        }
+  };
+  [&]<std::size_t... I>(std::index_sequence<I...>) { (run.template operator()<modes[I]>(), ...); }
+  (std::make_index_sequence<6>{});
+  MESSAGE("binary16 div significand pairs: " << pairs << " pairs, " << mismatches << " mismatches");
+  if (!first.empty()) FAIL_CHECK("first mismatch: " << first);
+  CHECK(pairs == 2u * 1024u * 1024u * 6u);
+  CHECK(mismatches == 0);
 }

@@ -112,14 +112,16 @@ LIBFLOAT_INLINE constexpr bool default_policy(const env& e) {
 }
 
 /// Rounds the exact value x, a binary32 or binary64 encoding (In), to F (binary16, or binary32 from
-/// binary64) in the deterministic direction m and ORs the flags into st, with narrow_lane
-/// (fast/array_lane.hpp): every case (subnormal, overflowing, zero results), branch-free, which is
-/// what a vector loop wants but costs a scalar call about 2.5 times the core's time, so
-/// round_magnitude below takes the normal results itself and leaves only the rest to this.
+/// binary64) in the deterministic direction m, with narrow_lane (fast/array_lane.hpp): every case
+/// (subnormal, overflowing, zero results), branch-free, which is what a vector loop wants but costs
+/// a scalar call about 2.5 times the core's time, so round_magnitude below takes the normal results
+/// itself and leaves only the rest to this. Returns the result in the low 32 bits and the flags
+/// (to_bits(status)) in bits 32 and up.
 template <format F, format In>
-[[gnu::noinline, gnu::cold]] constexpr std::uint64_t round_exact_lane(lane_uint<In> x, rounding m, status& st) {
-  // Out of line, and it ORs the flags into st itself: the callers' common path then ends in a
-  // jump to it (a tail call), needs no callee-saved register and so saves and restores none.
+[[gnu::noinline, gnu::cold]] constexpr std::uint64_t round_exact_lane(lane_uint<In> x, rounding m) {
+  // Out of line, and the flags come back in the result's register rather than through a status&:
+  // the callers' common path then needs no memory home for its flags (a status whose address is
+  // passed is stored on every call, taken or not), and no callee-saved register.
   std::uint32_t flags = 0;
   const std::uint64_t r = with_mode(m, [&](auto mode) -> std::uint64_t {
     constexpr rounding M = decltype(mode)::value;
@@ -128,25 +130,31 @@ template <format F, format In>
     else
       return narrow_lane<F, In, M>(x, 0, lane_policy{}, flags);
   });
-  st |= static_cast<status>(flags);
-  return r;
+  return r | (std::uint64_t{flags} << 32);
 }
 
-/// The increment that round_magnitude adds to |x| before dropping s0 bits, for each direction m,
-/// sign and kept last bit (lsb): index m * 8 + neg * 4 + lsb (entries 2, 3, 6 and 7 of each
-/// direction unused: the index is then a shift of the sign and lsb bits, see round_magnitude).
-/// Each direction is a choice between truncation (0) and rounding up (ulp - 1: any nonzero
-/// remainder carries into the kept bits): nearest_even: half - 1 + lsb (a tie goes up only from an
-/// odd lsb); nearest_away: half; toward_zero: 0; upward: ulp - 1 when positive; downward: ulp - 1
-/// when negative; odd: ulp - 1 when the lsb is even (an inexact result becomes the odd neighbour,
-/// truncated | sticky, as one addition). (A table rather than ?: on the sign, which GCC turns into
-/// a branch: a coin flip on varied data; and one load serves every direction, where the direction
-/// is a run-time value.)
-template <typename U, int s0>
+/// What round_magnitude adds to |x| before dropping s0 = In's fraction bits - F's, for each
+/// direction m, sign and kept last bit (lsb): index m * 8 + neg * 4 + lsb (entries 2, 3, 6 and 7 of
+/// each direction unused: the index is then a shift of the sign and lsb bits, see round_magnitude).
+/// Each entry is the rounding increment, less the exponent rebias (In's bias - F's, at bit
+/// In.fraction_bits()), plus F's sign bit for a negative result (at bit F.bits() - 1 + s0), so that
+/// the shifted sum is F's encoding with its sign: one addition and one shift in all. (U arithmetic
+/// wraps; the true sum is in [0, 2^W), so the wrapped one is the same.) The increment is a choice
+/// between truncation (0) and rounding up (ulp - 1: any nonzero remainder carries into the kept
+/// bits): nearest_even: half - 1 + lsb (a tie goes up only from an odd lsb); nearest_away: half;
+/// toward_zero: 0; upward: ulp - 1 when positive; downward: ulp - 1 when negative; odd: ulp - 1
+/// when the lsb is even (an inexact result becomes the odd neighbour, truncated | sticky, as one
+/// addition). (A table rather than ?: on the sign, which GCC turns into a branch: a coin flip on
+/// varied data; and one load serves every direction, where the direction is a run-time value.)
+template <format F, format In>
 struct round_increment_table {
+  using U = lane_uint<In>;
   U v[64]{};
   constexpr round_increment_table() {
+    constexpr int s0 = In.fraction_bits() - F.fraction_bits();
     const U half = U{1} << (s0 - 1), up = (U{1} << s0) - 1;
+    const U rebias = static_cast<U>(In.bias() - F.bias()) << In.fraction_bits();
+    const U sign = U{1} << (F.bits() - 1 + s0);
     for (unsigned i = 0; i < 64; ++i) {
       const unsigned m = i >> 3, neg = (i >> 2) & 1, lsb = i & 1;
       U inc = 0;
@@ -160,12 +168,13 @@ struct round_increment_table {
         inc = neg ? up : 0;
       else if (m == static_cast<unsigned>(rounding::odd))
         inc = lsb ? 0 : up;
-      v[i] = inc;  // toward_zero, and stochastic (never taken here): 0
+      // (toward_zero, and stochastic (never taken here): 0)
+      v[i] = static_cast<U>(inc - rebias + (neg ? sign : U{0}));
     }
   }
 };
-template <typename U, int s0>
-inline constexpr round_increment_table<U, s0> round_increments{};
+template <format F, format In>
+inline constexpr round_increment_table<F, In> round_increments{};
 
 /// |x| rounded to F in the deterministic direction m, with the sign `sign` (0, or F's sign bit:
 /// 0x8000 for binary16), for x an In encoding whose magnitude a is a normal or a zero (In's sign bit
@@ -186,8 +195,7 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_magnitude(lane_uint<In> a, std::ui
   constexpr int s0 = fb_in - fb;                                                         // bits dropped
   constexpr U frac_max = (U{1} << fb) - 1;
   constexpr U lo = static_cast<U>(In.bias() + F.emin()) << fb_in;                        // F's smallest normal
-  constexpr U hi = (static_cast<U>(In.bias() + F.emax()) << fb_in) | (frac_max << s0);  // F's largest finite
-  constexpr U rebias = static_cast<U>(In.bias() - F.bias()) << fb;
+  constexpr U hi = (static_cast<U>(In.bias() + F.emax()) << fb_in) | (frac_max << s0);   // F's largest finite
   constexpr U ulp_mask = (U{1} << s0) - 1;
   if (a - lo <= hi - lo) [[likely]] {
     const U rem = a & ulp_mask;
@@ -199,11 +207,15 @@ LIBFLOAT_INLINE constexpr std::uint64_t round_magnitude(lane_uint<In> a, std::ui
       i |= static_cast<unsigned>((static_cast<U>(sign) | (a & (U{1} << s0))) >> s0);
     else
       i |= ((sign >> (F.bits() - 1)) << 2) | static_cast<unsigned>((a >> s0) & 1);
-    const U r = (a + round_increments<U, s0>.v[i]) >> s0;
+    // F's encoding, sign included: a's exponent field holds F's biased exponent plus the rebias,
+    // which the table's entry takes away, and at least 1 (a >= lo), so the sum stays positive
+    const U r = (a + round_increments<F, In>.v[i]) >> s0;
     st |= static_cast<status>(static_cast<std::uint8_t>(rem != 0) * to_bits(status::inexact));
-    return std::uint64_t{sign} | static_cast<std::uint64_t>(r - rebias);
+    return static_cast<std::uint64_t>(r);
   }
-  return round_exact_lane<F, In>(a | (static_cast<U>(sign >> (F.bits() - 1)) << (W - 1)), m, st);
+  const std::uint64_t v = round_exact_lane<F, In>(a | (static_cast<U>(sign >> (F.bits() - 1)) << (W - 1)), m);
+  st |= static_cast<status>(static_cast<std::uint8_t>(v >> 32));
+  return v & 0xFFFFFFFFu;
 }
 /// The In encoding x (an exact value: a normal, or a zero) rounded to F in direction m, sign included.
 template <format F, format In>
@@ -274,32 +286,54 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary16_add_finite(std::uint32_t x, std
   return binary16_round_exact<binary64>(d, m, st);
 }
 
-/// A * 2^ea / (B * 2^eb) with A < 2^11 (0 or with bit 10 set), B in [2^10, 2^11), ea - eb = de, of
-/// sign `sign` (0 or 0x8000), rounded to binary16 in direction m.
-LIBFLOAT_INLINE constexpr std::uint64_t binary16_quotient(std::uint32_t A, std::uint32_t B, int de, std::uint32_t sign,
-                                                          rounding m, status& st) {
-  // |a / b| = (A / B) * 2^de = (N / B) * 2^(de - 21) with N = A * 2^21 < 2^32. One division gives
-  // Q = floor(N / B) in [2^20, 2^22) (or 0) and the exact remainder; Q | sticky is N / B rounded to
-  // odd at Q's 21 or 22 bits, at least p + 2 = 13, so rounding it once more to binary16 gives the
-  // same value and flags as rounding N / B itself, in every direction (Boldo and Melquiond,
-  // "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd", IEEE TC
-  // 57(4), 2008, Theorem 1; tininess after rounding is decided at p bits with an unbounded
-  // exponent, which the same theorem covers).
-  const std::uint32_t N = A << 21;
-  const std::uint32_t Q = N / B, R = N % B;
-  const std::uint32_t P = Q | static_cast<std::uint32_t>(R != 0);  // < 2^22
-  // float(P) is exact with biased exponent 147 or 148 (P >= 2^20); E = de - 21 in [-60, 18] keeps
-  // it in [87, 166]: a normal.
+/// ceil(2^43 / B) for each binary16 significand B in [2^10, 2^11), index B - 2^10: binary16_quotient
+/// divides by multiplying with it (8 KiB; an integer division is the slowest instruction of the
+/// common case, and of a run of divisions).
+struct binary16_reciprocal_table {
+  std::uint64_t v[1024]{};
+  constexpr binary16_reciprocal_table() {
+    for (std::uint64_t b = 1024; b < 2048; ++b) v[b - 1024] = ((std::uint64_t{1} << 43) + b - 1) / b;
+  }
+};
+inline constexpr binary16_reciprocal_table binary16_reciprocal_v{};
+
+/// A * 2^ea / (B * 2^eb) with A and B in [2^10, 2^11), of sign `sign` (0 or 0x8000), rounded to
+/// binary16 in direction m; de23 is (ea - eb) * 2^23 modulo 2^32 (the difference where binary32's
+/// exponent field lies, so that the caller forms it from the encodings' fields in place).
+LIBFLOAT_INLINE constexpr std::uint64_t binary16_quotient(std::uint32_t A, std::uint32_t B, std::uint32_t de23,
+                                                          std::uint32_t sign, rounding m, status& st) {
+  // |a / b| = (A / B) * 2^de = (2N / B) * 2^(de - 22) with N = A * 2^21. With Q = floor(N / B) in
+  // [2^20, 2^22) and r = N mod B, P = 2Q + (r != 0) is 2N / B rounded to odd at P's 22 or 23 bits
+  // (2N / B is 2Q exactly, or lies in (2Q, 2Q + 2), where 2Q + 1 is the odd integer), at least
+  // p + 2 = 13, so rounding it once more to binary16 gives the same value and flags as rounding
+  // 2N / B itself, in every direction (Boldo and Melquiond, "Emulation of FMA and correctly rounded
+  // sums: proved algorithms using rounding to odd", IEEE TC 57(4), 2008, Theorem 1; tininess after
+  // rounding is decided at p bits with an unbounded exponent, which the same theorem covers).
+  // Q and r != 0 without a division: with M = ceil(2^43 / B) = 2^43 / B + e, 0 <= e < 1, the
+  // product t = A * M (< 2^44) is t / 2^22 = A * 2^21 / B + A * e / 2^22 = Q + r / B + d, with
+  // d = A * e / 2^22 < 2^11 / 2^22 = 2^-11 < 1 / B. So r / B + d < 1: t >> 22 = Q. The low 22 bits
+  // of t, L = (r / B + d) * 2^22, are below 2^11 when r = 0 (only d), and at least 2^22 / B > 2^11
+  // when r >= 1; so r != 0 exactly when L >= 2^11, when adding 2^22 - 2^11 to t carries into bit
+  // 22: (t + 2^22 - 2^11) >> 22 = Q + (r != 0), and P = (t >> 22) + that.
+  // (tests/fast/test_binary16_ops_proof.cpp runs every pair of significands A, B of normals in
+  // every run, and all 2^32 pairs of encodings over its 32 parts. The sticky bit only decides a
+  // rounding when Q's dropped bits are all zero or exactly a half, which needs 2^9 | Q and so
+  // r = 0 mod 2^9: there a threshold of 2^12 for L gives the same results as 2^11, one of 2^21 does
+  // not, and the proof fails with it.)
+  const std::uint64_t t = std::uint64_t{A} * binary16_reciprocal_v.v[B & 0x3FFu];  // (B - 2^10)
+  const std::uint32_t P = static_cast<std::uint32_t>((t >> 22) + ((t + 0x3FF800u) >> 22));
+  // float(P) is exact (P < 2^23) with biased exponent 148 or 149 (P >= 2^21); adding E = de - 22
+  // (de = ea - eb in [-39, 39]) to that field keeps it in [87, 166]: a normal.
   const std::uint32_t pf = std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<std::int32_t>(P)));
-  const std::uint32_t mag = P == 0 ? 0u : pf + (static_cast<std::uint32_t>(de - 21) << 23);
+  const std::uint32_t mag = pf + de23 - (22u << 23);
   return round_magnitude<binary16, binary32>(mag, sign, m, st);
 }
 
 /// The quotient of two normal binary16 encodings rounded to binary16 in direction m (no
 /// normalisation: bit 10 leads both significands).
 LIBFLOAT_INLINE constexpr std::uint64_t binary16_div_normal(std::uint32_t x, std::uint32_t y, rounding m, status& st) {
-  const int de = static_cast<int>((x >> 10) & 0x1Fu) - static_cast<int>((y >> 10) & 0x1Fu);
-  return binary16_quotient((x & 0x3FFu) | 0x400u, (y & 0x3FFu) | 0x400u, de, (x ^ y) & 0x8000u, m, st);
+  const std::uint32_t de23 = ((x & 0x7C00u) - (y & 0x7C00u)) << 13;  // the fields' difference, moved to bit 23
+  return binary16_quotient((x & 0x3FFu) | 0x400u, (y & 0x3FFu) | 0x400u, de23, (x ^ y) & 0x8000u, m, st);
 }
 
 /// The quotient of two finite binary16 encodings, y not a zero, in direction m: any operands,
@@ -310,13 +344,15 @@ LIBFLOAT_INLINE constexpr std::uint64_t binary16_div_finite_any(std::uint32_t x,
   const std::uint32_t nx = bx != 0, ny = by != 0;
   std::uint32_t A = (x & 0x3FFu) | (nx << 10), B = (y & 0x3FFu) | (ny << 10);  // B >= 1
   int ea = static_cast<int>(bx + (1 - nx)), eb = static_cast<int>(by + (1 - ny));
-  // Subnormals normalised so that bit 10 leads (a zero A stays 0): then A / B lies in (1/2, 2).
-  const int sa = A == 0 ? 0 : 11 - std::bit_width(A), sb = 11 - std::bit_width(B);
+  // A zero dividend: an exact zero of the quotient's sign, no flag.
+  if (A == 0) return (x ^ y) & 0x8000u;
+  // Subnormals normalised so that bit 10 leads: then A / B lies in (1/2, 2).
+  const int sa = 11 - std::bit_width(A), sb = 11 - std::bit_width(B);
   A <<= sa;
   ea -= sa;
   B <<= sb;
   eb -= sb;
-  return binary16_quotient(A, B, ea - eb, (x ^ y) & 0x8000u, m, st);
+  return binary16_quotient(A, B, static_cast<std::uint32_t>(ea - eb) << 23, (x ^ y) & 0x8000u, m, st);
 }
 
 /// The quotient of two finite binary16 encodings, y not a zero, rounded to binary16 in direction m.
