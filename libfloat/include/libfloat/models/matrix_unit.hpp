@@ -464,24 +464,30 @@ LIBFLOAT_MATRIX_UNIT_GEMM(fp8_e5m2)
 
 // The matrix-unit engine behind the run-time-format dot above, and the typed dot and gemm behind
 // the plain overloads. With LIBFLOAT_SEPARATE_RUNTIME (CMake target libfloat::runtime) a
-// translation unit only declares them; libfloat/src/models_instances.cpp compiles them once. The
-// same code either way.
-#define LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, T)                                                        \
-  prefix template fp32 dot<T::fmt, T::fmt>(const matrix_unit&, std::span<const T>, std::span<const T>, fp32,  \
-                                           status*);                                                          \
-  prefix template void gemm<T::fmt, T::fmt>(const matrix_unit&, std::size_t, std::size_t, std::size_t,        \
-                                            std::span<const T>, std::span<const T>, std::span<fp32>, status*);
-#define LIBFLOAT_MATRIX_UNIT_INSTANCES(prefix)                                                                 \
-  namespace lf {                                                                                               \
-  prefix template bits_t detail::unit_dot<detail::span_get, detail::span_get>(                                 \
-      const matrix_unit&, const detail::operand<detail::span_get>&, const detail::operand<detail::span_get>&,   \
-      std::size_t, bits_t, status&);                                                                           \
-  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp16)                                                           \
-  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, bf16)                                                           \
-  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, tf32)                                                           \
-  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp8_e4m3)                                                       \
-  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp8_e5m2)                                                       \
+// translation unit only declares them; the library compiles them once, in three files that build in
+// parallel (the engine in libfloat/src/models_instances.cpp, the typed forms in
+// matrix_unit_16bit_instances.cpp and matrix_unit_tf32_fp8_instances.cpp). The same code either way.
+#define LIBFLOAT_MATRIX_UNIT_ENGINE_INSTANCE(prefix)                                                          \
+  namespace lf {                                                                                              \
+  prefix template bits_t detail::unit_dot<detail::span_get, detail::span_get>(                                \
+      const matrix_unit&, const detail::operand<detail::span_get>&, const detail::operand<detail::span_get>&, \
+      std::size_t, bits_t, status&);                                                                          \
   }
+#define LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, T)                                                                \
+  namespace lf {                                                                                                       \
+  prefix template fp32 dot<T::fmt, T::fmt>(const matrix_unit&, std::span<const T>, std::span<const T>, fp32, status*); \
+  prefix template void gemm<T::fmt, T::fmt>(const matrix_unit&, std::size_t, std::size_t, std::size_t,                 \
+                                            std::span<const T>, std::span<const T>, std::span<fp32>, status*);         \
+  }
+// Every instance, for the declarations below. A type added here is also added to one of the library's
+// files above (a missing definition fails at link time).
+#define LIBFLOAT_MATRIX_UNIT_INSTANCES(prefix)           \
+  LIBFLOAT_MATRIX_UNIT_ENGINE_INSTANCE(prefix)           \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp16)     \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, bf16)     \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, tf32)     \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp8_e4m3) \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp8_e5m2)
 #if defined(LIBFLOAT_SEPARATE_RUNTIME)
 LIBFLOAT_MATRIX_UNIT_INSTANCES(extern)
 #endif
