@@ -479,15 +479,19 @@ LIBFLOAT_MATRIX_UNIT_GEMM(fp8_e5m2)
   prefix template void gemm<T::fmt, T::fmt>(const matrix_unit&, std::size_t, std::size_t, std::size_t,                 \
                                             std::span<const T>, std::span<const T>, std::span<fp32>, status*);         \
   }
-// Every instance, for the declarations below. A type added here is also added to one of the library's
-// files above (a missing definition fails at link time).
-#define LIBFLOAT_MATRIX_UNIT_INSTANCES(prefix)           \
-  LIBFLOAT_MATRIX_UNIT_ENGINE_INSTANCE(prefix)           \
-  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp16)     \
-  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, bf16)     \
+// The typed instances in the two groups that the library's two files define, and every instance,
+// for the declarations below.
+#define LIBFLOAT_MATRIX_UNIT_16BIT_INSTANCES(prefix)  \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp16) \
+  LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, bf16)
+#define LIBFLOAT_MATRIX_UNIT_TF32_FP8_INSTANCES(prefix)   \
   LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, tf32)     \
   LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp8_e4m3) \
   LIBFLOAT_MATRIX_UNIT_TYPED_INSTANCES(prefix, fp8_e5m2)
+#define LIBFLOAT_MATRIX_UNIT_INSTANCES(prefix)   \
+  LIBFLOAT_MATRIX_UNIT_ENGINE_INSTANCE(prefix)   \
+  LIBFLOAT_MATRIX_UNIT_16BIT_INSTANCES(prefix)   \
+  LIBFLOAT_MATRIX_UNIT_TF32_FP8_INSTANCES(prefix)
 #if defined(LIBFLOAT_SEPARATE_RUNTIME)
 LIBFLOAT_MATRIX_UNIT_INSTANCES(extern)
 #endif
